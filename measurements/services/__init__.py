@@ -1,0 +1,1 @@
+"""Writes to the measurement database. Every public function is keyword-only and atomic."""

@@ -1,0 +1,490 @@
+"""Import a harness dataset folder and the CSV catalogs.
+
+A dataset imports in one transaction: any malformed file aborts the whole import with an error
+naming the file and field, and the database is left as it was. Files already imported with the
+same bytes are skipped, so a re-import changes nothing and says so.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+
+from measurements.harness_records import (
+    HarnessDataError,
+    load_json,
+    parse_build_index,
+    parse_campaign,
+    parse_hash_profile,
+    parse_kat_log,
+    parse_timing_record,
+)
+from measurements.models import (
+    Campaign,
+    EvidenceFile,
+    ExternalSize,
+    Instance,
+    KatIssue,
+    KexBandwidth,
+    SecurityTarget,
+    SizeBasis,
+    Submission,
+    SummaryNote,
+    System,
+)
+from measurements.services.evidence import evidence_store, sha256_hex
+from measurements.services.recording import (
+    build_record,
+    hash_profile_store,
+    instance_get_or_create,
+    kat_result_record,
+    timing_record_store,
+)
+from measurements.services.size_audit import size_audit_recompute
+
+ProgressCallback = Callable[[int, int, str], None]
+
+
+@dataclass
+class ImportSummary:
+    files_seen: int = 0
+    files_unchanged: int = 0
+    counts: collections.Counter = field(default_factory=collections.Counter)
+
+    @property
+    def changed(self) -> bool:
+        return any(self.counts.values())
+
+    def describe(self) -> str:
+        if not self.changed:
+            return f"no changes: all {self.files_seen} files were already imported"
+        parts = ", ".join(f"{n} {name}" for name, n in sorted(self.counts.items()) if n)
+        return (
+            f"imported {parts} from {self.files_seen} files "
+            f"({self.files_unchanged} already present)"
+        )
+
+
+def _dataset_files(root: Path) -> list[tuple[str, str]]:
+    """(relative path, kind) of every file of a dataset, in import order."""
+    files: list[tuple[str, str]] = []
+    for name, kind in (("campaign.json", "campaign"), ("build.json", "build")):
+        if not (root / name).is_file():
+            raise HarnessDataError(str(root / name), "<file>", "missing from the dataset folder")
+        files.append((name, kind))
+    for sub, kind, pattern in (
+        ("kat", EvidenceFile.Kind.KAT_LOG, "*.log"),
+        ("records", EvidenceFile.Kind.RECORD, "*.json"),
+        ("profile", EvidenceFile.Kind.PROFILE, "*.json"),
+    ):
+        folder = root / sub
+        if folder.is_dir():
+            for path in sorted(folder.glob(f"*/{pattern}")):
+                files.append((path.relative_to(root).as_posix(), kind))
+    return files
+
+
+def _primary_cpu(shard_cpus: dict[str, int], record_cpus: list[int]) -> int | None:
+    """The core the pages describe: the lowest shard core, else the most used record core."""
+    cpus = [c for c in shard_cpus.values() if isinstance(c, int)]
+    if cpus:
+        return min(cpus)
+    if record_cpus:
+        return collections.Counter(record_cpus).most_common(1)[0][0]
+    return None
+
+
+def _page_environment(campaign: Campaign) -> None:
+    """Set the §2 environment: first complete record measured on the primary core."""
+    measurements = list(
+        campaign.measurements.filter(status="complete")
+        .order_by("started_utc", "id")
+        .values("cpu", "environment")
+    )
+    primary = _primary_cpu(
+        campaign.settings.get("shard_cpus", {}), [m["cpu"] for m in measurements if m["cpu"]]
+    )
+    chosen = next((m for m in measurements if m["cpu"] == primary), None)
+    environment = chosen["environment"] if chosen else campaign.environment_at_start
+    if campaign.environment != environment or campaign.primary_cpu != primary:
+        campaign.environment = environment
+        campaign.primary_cpu = primary
+        campaign.save(update_fields=["environment", "primary_cpu"])
+
+
+@transaction.atomic
+def harness_dataset_import(
+    *, directory: Path, system_key: str, progress: ProgressCallback | None = None
+) -> ImportSummary:
+    """Import `directory` (campaign.json, build.json, kat/, records/, profile/) for a system."""
+    root = Path(directory)
+    summary = ImportSummary()
+    files = _dataset_files(root)
+    display = lambda rel: str(root / rel)  # noqa: E731
+
+    campaign_bytes = (root / "campaign.json").read_bytes()
+    info = parse_campaign(
+        display("campaign.json"), load_json(display("campaign.json"), campaign_bytes)
+    )
+    if info.system_id != system_key:
+        raise HarnessDataError(
+            display("campaign.json"),
+            "system_id",
+            f"dataset is for system {info.system_id!r}, not {system_key!r}",
+        )
+    env = info.environment_at_start
+    system, created = System.objects.get_or_create(
+        key=system_key,
+        defaults={
+            "arch": str(env.get("architecture") or ""),
+            "hostname": str(env.get("hostname") or ""),
+            "machine": str(env.get("machine") or ""),
+        },
+    )
+    summary.counts["systems"] += int(created)
+    campaign_key = f"{system_key}-{info.started_utc.strftime('%Y%m%dT%H%M%SZ')}"
+    campaign, created = Campaign.objects.get_or_create(
+        key=campaign_key,
+        defaults={
+            "system": system,
+            "source": "imported",
+            "status": Campaign.Status.IMPORTED,
+            "started_utc": info.started_utc,
+            "ended_utc": info.ended_utc,
+            "planning": info.planning,
+            "arch_config": info.arch_config,
+            "harness_additions": info.harness_additions,
+            "environment_at_start": info.environment_at_start,
+            "environment_at_end": info.environment_at_end,
+            "host_checks": info.host_checks,
+            "host_problems": info.host_problems,
+            "history_note": info.history_note,
+            "settings": {"shard_cpus": info.shard_cpus},
+        },
+    )
+    summary.counts["campaigns"] += int(created)
+
+    known = dict(
+        EvidenceFile.objects.filter(campaign=campaign).values_list("relative_path", "sha256")
+    )
+    builds_by_label: dict[tuple[str, str], object] = {}
+    instances: dict[tuple[str, str], Instance] = {
+        (i.submission.key, i.label): i for i in Instance.objects.select_related("submission")
+    }
+
+    def instance_for(candidate: str, label: str, **extra: str) -> Instance:
+        key = (candidate, label)
+        if key not in instances:
+            instance, made = instance_get_or_create(candidate=candidate, label=label, **extra)
+            summary.counts["instances"] += int(made)
+            instances[key] = instance
+        return instances[key]
+
+    for done, (rel, kind) in enumerate(files, start=1):
+        summary.files_seen += 1
+        path = display(rel)
+        content = (root / rel).read_bytes()
+        if known.get(rel) == sha256_hex(content):
+            summary.files_unchanged += 1
+            if progress:
+                progress(done, len(files), rel)
+            continue
+        evidence, _ = evidence_store(
+            campaign=campaign, relative_path=rel, kind=kind, content=content
+        )
+        summary.counts["evidence files"] += 1
+        if kind == "build":
+            for entry in parse_build_index(path, load_json(path, content)):
+                before = Submission.objects.filter(key=entry.candidate).exists()
+                instance = instance_for(
+                    entry.candidate,
+                    entry.label,
+                    api_instance=entry.api_instance,
+                    variant=entry.variant,
+                )
+                summary.counts["submissions"] += int(not before)
+                build, changed = build_record(
+                    campaign=campaign,
+                    instance=instance,
+                    flags=entry.flags,
+                    kat_status=entry.kat,
+                    guide_result=entry.guide_result,
+                    library_path=entry.library,
+                    library_sha256=entry.library_sha256,
+                    elf_load_bytes=entry.elf_load_bytes,
+                    kat_log_path=entry.kat_log,
+                    kat_log_sha256=entry.kat_log_sha256,
+                )
+                summary.counts["builds"] += int(changed)
+                builds_by_label[(entry.candidate, entry.label)] = build
+        elif kind == EvidenceFile.Kind.KAT_LOG:
+            candidate, name = rel.split("/")[1], Path(rel).stem
+            log = parse_kat_log(path, content)
+            instance = instance_for(candidate, name)
+            build = instance.builds.filter(campaign=campaign).first()
+            if build is not None:
+                if build.kat_log_sha256 and build.kat_log_sha256 != evidence.sha256:
+                    raise HarnessDataError(
+                        path,
+                        "kat_log_sha256",
+                        f"build.json says {build.kat_log_sha256[:16]}…, file has "
+                        f"{evidence.sha256[:16]}…",
+                    )
+                build.kat_log = evidence
+                build.compiler = log.fields.get("compiler", build.compiler)
+                build.build_flags = log.fields.get("build_flags", build.build_flags)
+                build.save(update_fields=["kat_log", "compiler", "build_flags"])
+                kat_result_record(
+                    build=build,
+                    kind="official",
+                    status=log.result_status or build.kat_status,
+                    manifest_line=log.fields.get("manifest", ""),
+                    log=content.decode("utf-8", errors="replace"),
+                    evidence=evidence,
+                )
+                summary.counts["KAT results"] += 1
+            submission = instance.submission
+            if log.algorithm and not submission.algorithm:
+                submission.algorithm = log.algorithm
+                submission.save(update_fields=["algorithm"])
+        elif kind == EvidenceFile.Kind.RECORD:
+            record = parse_timing_record(path, load_json(path, content))
+            instance = instance_for(record.candidate, record.label)
+            timing_record_store(
+                campaign=campaign, record=record, evidence=evidence, instance=instance
+            )
+            summary.counts["measurements"] += 1
+            summary.counts["trials"] += len(record.trials)
+        elif kind == EvidenceFile.Kind.PROFILE:
+            profile = parse_hash_profile(path, load_json(path, content))
+            instance = instance_for(profile.candidate, profile.label)
+            hash_profile_store(
+                campaign=campaign, profile=profile, evidence=evidence, instance=instance
+            )
+            summary.counts["hash profiles"] += 1
+        if progress:
+            progress(done, len(files), rel)
+
+    if summary.changed:
+        _page_environment(campaign)
+        _apply_security_targets()
+        size_audit_recompute()
+    return summary
+
+
+# --- CSV catalogs -----------------------------------------------------------------------------
+
+
+def _csv_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """(line number, row) of a `;`-separated catalog; `#` lines are comments."""
+    text = path.read_text(encoding="utf-8")
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)]
+    data = [(n, line) for n, line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if not data:
+        return []
+    header_no, header = data[0]
+    columns = [c.strip() for c in header.split(";")]
+    rows = []
+    for n, line in data[1:]:
+        # The last column is free text and may itself contain ';' (e.g. a KAT issue's cause).
+        values = line.split(";", len(columns) - 1)
+        if len(values) != len(columns):
+            raise HarnessDataError(
+                f"{path}:{n}", "<row>", f"expected {len(columns)} fields, got {len(values)}"
+            )
+        rows.append((n, {c: v.strip() for c, v in zip(columns, values, strict=True)}))
+    return rows
+
+
+def _require(path: Path, n: int, row: dict[str, str], column: str) -> str:
+    if column not in row:
+        raise HarnessDataError(f"{path}:{n}", column, "column missing from the header")
+    if not row[column]:
+        raise HarnessDataError(f"{path}:{n}", column, "must not be empty")
+    return row[column]
+
+
+def _optional_int(path: Path, n: int, row: dict[str, str], column: str) -> int | None:
+    value = row.get(column, "")
+    if value == "":
+        return None
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise HarnessDataError(f"{path}:{n}", column, f"not an integer: {value!r}") from exc
+    if number < 0:
+        raise HarnessDataError(f"{path}:{n}", column, f"must not be negative: {number}")
+    return number
+
+
+def _sync(
+    model, key_fields: tuple[str, ...], rows: list[dict], summary: ImportSummary, name: str
+) -> None:
+    """Make `model` hold exactly `rows` (matched on `key_fields`), counting real changes."""
+    existing = {tuple(getattr(o, f) for f in key_fields): o for o in model.objects.all()}
+    seen = set()
+    for values in rows:
+        key = tuple(values[f] for f in key_fields)
+        seen.add(key)
+        obj = existing.get(key)
+        if obj is None:
+            model.objects.create(**values)
+            summary.counts[name] += 1
+            continue
+        if any(getattr(obj, f) != v for f, v in values.items()):
+            for f, v in values.items():
+                setattr(obj, f, v)
+            obj.save()
+            summary.counts[name] += 1
+    stale = [o.pk for k, o in existing.items() if k not in seen]
+    if stale:
+        model.objects.filter(pk__in=stale).delete()
+        summary.counts[name] += len(stale)
+
+
+def external_sizes_rows(path: Path) -> list[dict]:
+    rows = []
+    basis_values = set(SizeBasis.values)
+    for n, row in _csv_rows(path):
+        basis = _require(path, n, row, "Basis")
+        if basis not in basis_values:
+            raise HarnessDataError(
+                f"{path}:{n}", "Basis", f"{basis!r} is not one of {', '.join(sorted(basis_values))}"
+            )
+        rows.append(
+            {
+                "candidate": _require(path, n, row, "ID"),
+                "instance_label": _require(path, n, row, "Instance"),
+                "public_key_bytes": _optional_int(path, n, row, "PublicKeyBytes"),
+                "ciphertext_bytes": _optional_int(path, n, row, "CiphertextBytes"),
+                "signature_bytes": _optional_int(path, n, row, "SignatureBytes"),
+                "basis": basis,
+            }
+        )
+    return rows
+
+
+def _kat_issue_rows(path: Path) -> list[dict]:
+    rows = []
+    for position, (n, row) in enumerate(_csv_rows(path)):
+        action = _require(path, n, row, "Action")
+        if action not in KatIssue.Action.values:
+            raise HarnessDataError(f"{path}:{n}", "Action", f"{action!r} is not measure|exclude")
+        rows.append(
+            {
+                "candidate": _require(path, n, row, "ID"),
+                "label_regex": _require(path, n, row, "Label"),
+                "action": action,
+                "cause": _require(path, n, row, "Cause"),
+                "position": position,
+            }
+        )
+    return rows
+
+
+def _kex_rows(path: Path) -> list[dict]:
+    return [
+        {
+            "candidate": _require(path, n, row, "ID"),
+            "instance_label": _require(path, n, row, "Instance"),
+            "pk_a_bytes": _optional_int(path, n, row, "PkABytes") or 0,
+            "pk_b_bytes": _optional_int(path, n, row, "PkBBytes") or 0,
+            "protocol_message_bytes": _optional_int(path, n, row, "ProtocolMessageBytes") or 0,
+        }
+        for n, row in _csv_rows(path)
+    ]
+
+
+def _target_rows(path: Path) -> list[dict]:
+    return [
+        {
+            "candidate": _require(path, n, row, "ID"),
+            "instance_label": _require(path, n, row, "Instance"),
+            "target_bits": _optional_int(path, n, row, "TargetBits"),
+        }
+        for n, row in _csv_rows(path)
+    ]
+
+
+def _note_rows(path: Path) -> list[dict]:
+    return [
+        {
+            "candidate": _require(path, n, row, "ID"),
+            "label_regex": _require(path, n, row, "Label"),
+            "note": _require(path, n, row, "Note"),
+            "position": position,
+        }
+        for position, (n, row) in enumerate(_csv_rows(path))
+    ]
+
+
+def _system_rows(path: Path) -> list[dict]:
+    return [
+        {
+            "key": _require(path, n, row, "ID"),
+            "arch": row.get("Arch", ""),
+            "hostname": row.get("Hostname", ""),
+            "description": row.get("Description", ""),
+        }
+        for n, row in _csv_rows(path)
+    ]
+
+
+def _apply_security_targets() -> None:
+    targets = {(t.candidate, t.instance_label): t.target_bits for t in SecurityTarget.objects.all()}
+    changed = []
+    for instance in Instance.objects.select_related("submission"):
+        bits = targets.get((instance.submission.key, instance.label))
+        if instance.security_target_bits != bits:
+            instance.security_target_bits = bits
+            changed.append(instance)
+    Instance.objects.bulk_update(changed, ["security_target_bits"])
+
+
+@transaction.atomic
+def catalogs_import(*, directory: Path, progress: ProgressCallback | None = None) -> ImportSummary:
+    """Import whichever of the known `;`-separated catalogs exist in `directory`."""
+    root = Path(directory)
+    summary = ImportSummary()
+    plan = [
+        ("external_sizes.csv", ExternalSize, ("candidate", "instance_label"), external_sizes_rows),
+        ("kat_issues.csv", KatIssue, ("candidate", "label_regex"), _kat_issue_rows),
+        ("kex_bandwidth.csv", KexBandwidth, ("candidate", "instance_label"), _kex_rows),
+        ("security_targets.csv", SecurityTarget, ("candidate", "instance_label"), _target_rows),
+        ("summary_notes.csv", SummaryNote, ("candidate", "label_regex"), _note_rows),
+    ]
+    present = [p for p in plan if (root / p[0]).is_file()]
+    systems_csv = root / "systems.csv"
+    total = len(present) + int(systems_csv.is_file())
+    done = 0
+    for name, model, keys, parse in present:
+        rows = parse(root / name)
+        summary.files_seen += 1
+        _sync(model, keys, rows, summary, name.removesuffix(".csv").replace("_", " "))
+        done += 1
+        if progress:
+            progress(done, total, name)
+    if systems_csv.is_file():
+        summary.files_seen += 1
+        for values in _system_rows(systems_csv):
+            system, created = System.objects.get_or_create(key=values["key"], defaults=values)
+            if not created and any(getattr(system, k) != v for k, v in values.items()):
+                for k, v in values.items():
+                    setattr(system, k, v)
+                system.save()
+                created = True
+            summary.counts["systems"] += int(created)
+        done += 1
+        if progress:
+            progress(done, total, "systems.csv")
+    if summary.files_seen == 0:
+        raise HarnessDataError(str(root), "<folder>", "no known catalog (*.csv) found")
+    summary.files_unchanged = summary.files_seen if not summary.changed else 0
+    if summary.changed:
+        _apply_security_targets()
+        size_audit_recompute()
+    return summary

@@ -1,0 +1,339 @@
+"""Record builds, KAT results, timing measurements and hash profiles.
+
+The importer and the runner both call these functions, so imported and measured data end up in
+the same tables in the same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+
+from measurements.harness_records import HashProfileRecord, TimingRecord, TrialRow
+from measurements.models import (
+    Build,
+    Campaign,
+    Category,
+    EvidenceFile,
+    HashProfile,
+    HashProfileCall,
+    Instance,
+    KATResult,
+    Measurement,
+    Submission,
+    Trial,
+)
+from measurements.stats import aggregates_from_trials, sample_stats
+
+
+class RecordConflict(ValueError):
+    """A record would overwrite stored trials."""
+
+
+def category_of(candidate: str) -> str:
+    prefix = candidate.split("-", 1)[0]
+    if prefix not in Category.values:
+        raise ValueError(
+            f"candidate id {candidate!r} has no known category prefix (kem/sign/kex/hash)"
+        )
+    return prefix
+
+
+@transaction.atomic
+def instance_get_or_create(
+    *, candidate: str, label: str, api_instance: str = "", variant: str = "reference"
+) -> tuple[Instance, bool]:
+    submission, _ = Submission.objects.get_or_create(
+        key=candidate, defaults={"category": category_of(candidate)}
+    )
+    instance, created = Instance.objects.get_or_create(
+        submission=submission,
+        label=label,
+        defaults={
+            "api_instance": api_instance,
+            "variant": variant,
+            "position": submission.instances.count(),
+        },
+    )
+    return instance, created
+
+
+@transaction.atomic
+def build_record(
+    *,
+    campaign: Campaign,
+    instance: Instance,
+    flags: str,
+    kat_status: str,
+    guide_result: str = "",
+    library_path: str = "",
+    library_sha256: str = "",
+    elf_load_bytes: int | None = None,
+    kat_log_path: str = "",
+    kat_log_sha256: str = "",
+    kat_log: EvidenceFile | None = None,
+    compiler: str = "",
+    build_flags: str = "",
+    commands: list[Any] | None = None,
+    sources: list[Any] | None = None,
+    warnings: str = "",
+    log: str = "",
+) -> tuple[Build, bool]:
+    """Create or update the build of `instance` in `campaign`; returns (build, changed)."""
+    values = {
+        "flags": flags,
+        "kat_status": kat_status,
+        "guide_result": guide_result,
+        "library_path": library_path,
+        "library_sha256": library_sha256,
+        "elf_load_bytes": elf_load_bytes,
+        "kat_log_path": kat_log_path,
+        "kat_log_sha256": kat_log_sha256,
+        "kat_log": kat_log,
+        "compiler": compiler,
+        "build_flags": build_flags,
+        "commands": commands or [],
+        "sources": sources or [],
+        "warnings": warnings,
+        "log": log,
+        "submission_revision": instance.submission.revision,
+    }
+    build = Build.objects.filter(campaign=campaign, instance=instance).first()
+    if build is None:
+        return Build.objects.create(campaign=campaign, instance=instance, **values), True
+    changed = False
+    for key, value in values.items():
+        if getattr(build, key) != value:
+            setattr(build, key, value)
+            changed = True
+    if changed:
+        build.save()
+    return build, changed
+
+
+@transaction.atomic
+def kat_result_record(
+    *,
+    build: Build,
+    kind: str,
+    status: str,
+    first_difference: str = "",
+    output_sha256: str = "",
+    reference_sha256: str = "",
+    manifest_line: str = "",
+    log: str = "",
+    evidence: EvidenceFile | None = None,
+) -> KATResult:
+    result, _ = KATResult.objects.update_or_create(
+        build=build,
+        kind=kind,
+        defaults={
+            "status": status,
+            "first_difference": first_difference,
+            "output_sha256": output_sha256,
+            "reference_sha256": reference_sha256,
+            "manifest_line": manifest_line,
+            "log": log,
+            "evidence": evidence,
+        },
+    )
+    if kind == "official" and build.kat_status != status:
+        build.kat_status = status
+        build.save(update_fields=["kat_status"])
+    return result
+
+
+def _trial_from_row(measurement: Measurement, row: TrialRow, key: str | None) -> Trial:
+    return Trial(
+        measurement=measurement,
+        index=row.index,
+        process_index=row.process_index,
+        measurements=row.measurements,
+        seconds=row.seconds,
+        cycles=row.cycles,
+        counter=row.counter,
+        cpu=row.cpu,
+        disturbed=row.disturbed,
+        samples=row.samples,
+        batch_calls=row.batch_calls,
+        meta=row.meta,
+        idempotency_key=key,
+    )
+
+
+@transaction.atomic
+def trials_append(
+    *, measurement: Measurement, trials: Iterable[TrialRow], idempotency_prefix: str | None = None
+) -> int:
+    """Add trials, skipping those whose idempotency key is already stored; returns rows added.
+
+    A re-run of an interrupted task therefore never duplicates a trial.
+    """
+    rows = list(trials)
+    keys = [f"{idempotency_prefix}:{row.index}" if idempotency_prefix else None for row in rows]
+    existing_keys = set(
+        Trial.objects.filter(idempotency_key__in=[k for k in keys if k]).values_list(
+            "idempotency_key", flat=True
+        )
+    )
+    existing_indexes = set(measurement.trials.values_list("index", flat=True))
+    new = []
+    for row, key in zip(rows, keys, strict=True):
+        if key in existing_keys:
+            continue
+        if row.index in existing_indexes:
+            raise RecordConflict(
+                f"{measurement}: trial {row.index} is already stored; trials are never overwritten"
+            )
+        new.append(_trial_from_row(measurement, row, key))
+    Trial.objects.bulk_create(new)
+    return len(new)
+
+
+@transaction.atomic
+def measurement_recompute_aggregates(*, measurement: Measurement) -> Measurement:
+    """Recompute the stored aggregates (and sample statistics) from the stored trials."""
+    trials = list(measurement.trials.all())
+    if trials:
+        agg = aggregates_from_trials(trials)
+        for key, value in agg.as_dict().items():
+            setattr(measurement, key, value)
+        samples = [cycles / (t.batch_calls or 1) for t in trials for cycles in (t.samples or [])]
+        if samples:
+            stats = sample_stats(samples)
+            measurement.sample_median_cycles = stats.median
+            measurement.sample_q1_cycles = stats.q1
+            measurement.sample_q3_cycles = stats.q3
+            measurement.sample_ci95_low_cycles = stats.ci95_low
+            measurement.sample_ci95_high_cycles = stats.ci95_high
+    measurement.save()
+    return measurement
+
+
+def _measurement_values(record: TimingRecord) -> dict[str, Any]:
+    agg = record.aggregates
+    return {
+        "status": record.status,
+        "schema": record.schema,
+        "planner": record.planner,
+        "plan": record.plan,
+        "flags": record.flags,
+        "build_flags": record.build_flags,
+        "kat_status": record.kat,
+        "disturbed_retries": record.disturbed_retries,
+        "started_utc": record.started_utc,
+        "ended_utc": record.ended_utc,
+        "cpu": record.cpu,
+        "environment": record.environment,
+        "timing_scope": record.timing_scope,
+        "measurements": agg.get("measurements") or 0,
+        "mean_cycles": agg.get("mean_cycles"),
+        "mean_seconds": agg.get("mean_seconds"),
+        "operations_per_second": agg.get("operations_per_second"),
+        "median_trial_seconds": agg.get("median_trial_seconds"),
+        "median_trial_cycles": agg.get("median_trial_cycles"),
+        "min_trial_seconds": agg.get("min_trial_seconds"),
+        "max_trial_seconds": agg.get("max_trial_seconds"),
+        "throughput_mb_per_second": record.throughput_mb_per_second,
+        "baseline_rss_bytes": record.baseline_rss_bytes,
+        "peak_rss_bytes": record.peak_rss_bytes,
+        "stack_high_water_bytes": record.stack_high_water_bytes,
+        "sizes": record.sizes,
+        "kex": record.kex,
+        "counter": record.counter,
+    }
+
+
+@transaction.atomic
+def timing_record_store(
+    *,
+    campaign: Campaign,
+    record: TimingRecord,
+    evidence: EvidenceFile | None = None,
+    instance: Instance | None = None,
+) -> Measurement:
+    """Store a whole timing record (its measurement and trials) in one transaction."""
+    if instance is None:
+        instance, _ = instance_get_or_create(
+            candidate=record.candidate,
+            label=record.label,
+            api_instance=record.instance,
+            variant=record.variant,
+        )
+    if Measurement.objects.filter(
+        campaign=campaign,
+        instance=instance,
+        operation=record.operation,
+        input_bytes=record.input_bytes,
+    ).exists():
+        raise RecordConflict(
+            f"{record.path}: {instance} {record.operation} ({record.input_bytes} B) is already "
+            f"stored for campaign {campaign.key}; trials are never overwritten"
+        )
+    measurement = Measurement.objects.create(
+        campaign=campaign,
+        instance=instance,
+        operation=record.operation,
+        input_bytes=record.input_bytes,
+        evidence=evidence,
+        **_measurement_values(record),
+    )
+    Trial.objects.bulk_create([_trial_from_row(measurement, row, None) for row in record.trials])
+    if any(row.samples for row in record.trials):
+        measurement_recompute_aggregates(measurement=measurement)
+    return measurement
+
+
+@transaction.atomic
+def hash_profile_store(
+    *,
+    campaign: Campaign,
+    profile: HashProfileRecord,
+    evidence: EvidenceFile | None = None,
+    instance: Instance | None = None,
+) -> HashProfile:
+    if instance is None:
+        instance, _ = instance_get_or_create(candidate=profile.candidate, label=profile.label)
+    if HashProfile.objects.filter(
+        campaign=campaign,
+        instance=instance,
+        operation=profile.operation,
+        input_bytes=profile.input_bytes,
+    ).exists():
+        raise RecordConflict(
+            f"{profile.path}: profile of {instance} {profile.operation} is already stored"
+        )
+    stored = HashProfile.objects.create(
+        campaign=campaign,
+        instance=instance,
+        operation=profile.operation,
+        input_bytes=profile.input_bytes,
+        status=profile.status,
+        tick_source=profile.tick_source,
+        tick_hz=profile.tick_hz,
+        warmups=profile.warmups,
+        total_operations=profile.total_operations,
+        total_ticks=profile.total_ticks,
+        share=profile.share,
+        hash_share=profile.hash_share,
+        drng_share=profile.drng_share,
+        meta=profile.meta,
+        evidence=evidence,
+    )
+    HashProfileCall.objects.bulk_create(
+        [
+            HashProfileCall(
+                profile=stored,
+                position=i,
+                fn=c.fn,
+                in_bits=c.in_bits,
+                out_bits=c.out_bits,
+                calls=c.calls,
+                ticks=c.ticks,
+            )
+            for i, c in enumerate(profile.calls)
+        ]
+    )
+    return stored

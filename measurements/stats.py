@@ -1,0 +1,118 @@
+"""The aggregate formulas of a timing record, in one place.
+
+The harness publishes the guide's metric: the arithmetic mean over all timed calls, i.e.
+Σ trial cycles / Σ trial measurements (not the mean of trial means), plus per-trial medians.
+Importer, runner and tests all recompute aggregates here, so stored figures can always be
+checked against their trials.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class TrialLike(Protocol):
+    measurements: int
+    seconds: float
+    cycles: int
+
+
+@dataclass(frozen=True)
+class Aggregates:
+    measurements: int
+    mean_cycles: float
+    mean_seconds: float
+    operations_per_second: float
+    median_trial_seconds: float
+    median_trial_cycles: float
+    min_trial_seconds: float
+    max_trial_seconds: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        return dict(self.__dict__)
+
+
+def aggregates_from_trials(trials: Iterable[TrialLike]) -> Aggregates:
+    """Recompute a record's aggregates from its trials."""
+    rows = list(trials)
+    if not rows:
+        raise ValueError("no trials")
+    total_n = sum(int(t.measurements) for t in rows)
+    total_s = sum(float(t.seconds) for t in rows)
+    total_c = sum(int(t.cycles) for t in rows)
+    per_call_s = [float(t.seconds) / int(t.measurements) for t in rows]
+    per_call_c = [int(t.cycles) / int(t.measurements) for t in rows]
+    return Aggregates(
+        measurements=total_n,
+        mean_cycles=total_c / total_n,
+        mean_seconds=total_s / total_n,
+        operations_per_second=total_n / total_s if total_s > 0 else math.inf,
+        median_trial_seconds=statistics.median(per_call_s),
+        median_trial_cycles=statistics.median(per_call_c),
+        min_trial_seconds=min(per_call_s),
+        max_trial_seconds=max(per_call_s),
+    )
+
+
+def relative_difference(a: float, b: float) -> float:
+    """|a - b| relative to the larger magnitude (0 when both are 0)."""
+    scale = max(abs(a), abs(b))
+    return 0.0 if scale == 0 else abs(a - b) / scale
+
+
+@dataclass(frozen=True)
+class SampleStats:
+    """Order statistics of per-call cycle samples, with a distribution-free 95 % CI."""
+
+    count: int
+    median: float
+    q1: float
+    q3: float
+    ci95_low: float
+    ci95_high: float
+
+    @property
+    def ci95_half_width_relative(self) -> float:
+        return (self.ci95_high - self.ci95_low) / 2 / self.median if self.median else math.inf
+
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile (the 'inclusive' method of `statistics.quantiles`)."""
+    if len(sorted_values) == 1:
+        return float(sorted_values[0])
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    frac = pos - lo
+    return sorted_values[lo] * (1 - frac) + sorted_values[hi] * frac
+
+
+def median_confidence_ranks(n: int, z: float = 1.959963984540054) -> tuple[int, int]:
+    """0-based ranks (lo, hi) bounding the median with ~95 % confidence.
+
+    Normal approximation of the binomial(n, 1/2) order-statistic interval; exact enough from
+    n = 16 on, which is the driver's minimum number of samples per trial.
+    """
+    half = z * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half) - 1)
+    hi = min(n - 1, math.ceil(n / 2 + half))
+    return lo, hi
+
+
+def sample_stats(values: Iterable[float]) -> SampleStats:
+    data = sorted(float(v) for v in values)
+    if not data:
+        raise ValueError("no samples")
+    lo, hi = median_confidence_ranks(len(data))
+    return SampleStats(
+        count=len(data),
+        median=statistics.median(data),
+        q1=_quantile(data, 0.25),
+        q3=_quantile(data, 0.75),
+        ci95_low=data[lo],
+        ci95_high=data[hi],
+    )

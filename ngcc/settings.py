@@ -1,0 +1,147 @@
+"""Settings for NGCC Perf, read from the environment.
+
+`DATABASE_URL` selects the database (SQLite file in the project folder by default,
+PostgreSQL through psycopg 3 when it points to ``postgres://…``). `REDIS_URL` switches the
+django-q2 broker from the ORM (default) to Redis. `NGCC_CLUSTER` names the django-q2 cluster
+of this box: tasks for one system are routed to that system's cluster only.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "ngcc-perf-development-key-not-for-production")
+DEBUG = _env_bool("DEBUG", True)
+ALLOWED_HOSTS = [
+    h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "django_q",
+    "measurements",
+    "runner",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ngcc.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "ngcc.wsgi.application"
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'ngcc.sqlite3'}"),
+        conn_max_age=0,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes (web server, qcluster workers) share one SQLite file: wait for locks.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# Where the shared reference material lives (read in place, never copied).
+NGCC_SHARED_DIR = Path(os.environ.get("NGCC_SHARED_DIR", BASE_DIR.parent / "shared"))
+# Working folder for builds, KAT runs and driver output on a target box.
+NGCC_WORK_DIR = Path(os.environ.get("NGCC_WORK_DIR", BASE_DIR / "var"))
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.OrderingFilter",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("NGCC_ANON_THROTTLE", "1000/minute")},
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 100,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "NGCC Perf API",
+    "DESCRIPTION": "Raw trials and every figure of the NGCC Perf pages.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# django-q2: ORM broker by default, Redis when REDIS_URL is set.
+NGCC_CLUSTER = os.environ.get("NGCC_CLUSTER", "default")
+Q_CLUSTER = {
+    "name": NGCC_CLUSTER,
+    "workers": int(os.environ.get("NGCC_Q_WORKERS", "1")),
+    "timeout": int(os.environ.get("NGCC_Q_TIMEOUT", "3600")),
+    "retry": int(os.environ.get("NGCC_Q_RETRY", "3700")),
+    "max_attempts": 0,
+    "ack_failures": True,
+    "catch_up": False,
+    "poll": 0.2,
+    "label": "Django Q2",
+}
+if os.environ.get("REDIS_URL"):
+    Q_CLUSTER["redis"] = os.environ["REDIS_URL"]
+else:
+    Q_CLUSTER["orm"] = "default"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("NGCC_LOG_LEVEL", "WARNING")},
+}
