@@ -1,0 +1,84 @@
+"""Shared fixtures.
+
+The shared reference dataset (``../shared/reference``) is read in place, never copied. When it is
+present, the test database is loaded once per session with the arm_1 dataset and the catalogs;
+each test then runs in a transaction that is rolled back. Tests that need the data use the
+`arm1` fixture, which skips with a clear reason where the shared folder is absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+REFERENCE = Path(settings.NGCC_SHARED_DIR) / "reference"
+HARNESS_DATA = REFERENCE / "harness-data" / "performance"
+ARM1_DATA = HARNESS_DATA / "data" / "arm_1"
+PAGES = REFERENCE / "pages"
+SHARED_PRESENT = ARM1_DATA.is_dir()
+SHARED_MISSING_REASON = f"shared reference data not found at {REFERENCE}"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Load the shared arm_1 dataset once into the test database, if it is there."""
+    if SHARED_PRESENT:
+        from measurements.services.imports import catalogs_import, harness_dataset_import
+
+        with django_db_blocker.unblock():
+            catalogs_import(directory=HARNESS_DATA)
+            harness_dataset_import(directory=ARM1_DATA, system_key="arm_1")
+
+
+@pytest.fixture
+def arm1(db):
+    """The imported arm_1 campaign (skips where the shared data is absent)."""
+    if not SHARED_PRESENT:
+        pytest.skip(SHARED_MISSING_REASON)
+    from measurements.models import Campaign
+
+    return Campaign.objects.get(system__key="arm_1")
+
+
+@pytest.fixture
+def empty_db(db):
+    """A database without the session's imported data (rolled back after the test)."""
+    from measurements.models import (
+        Campaign,
+        ExternalSize,
+        KatIssue,
+        KexBandwidth,
+        SecurityTarget,
+        Submission,
+        SummaryNote,
+        System,
+    )
+
+    Campaign.objects.all().delete()
+    Submission.objects.all().delete()
+    System.objects.all().delete()
+    for model in (ExternalSize, KatIssue, KexBandwidth, SecurityTarget, SummaryNote):
+        model.objects.all().delete()
+
+
+@pytest.fixture
+def shared_arm1_dir() -> Path:
+    if not SHARED_PRESENT:
+        pytest.skip(SHARED_MISSING_REASON)
+    return ARM1_DATA
+
+
+@pytest.fixture
+def shared_catalog_dir() -> Path:
+    if not SHARED_PRESENT:
+        pytest.skip(SHARED_MISSING_REASON)
+    return HARNESS_DATA
+
+
+@pytest.fixture
+def reference_pages_dir() -> Path:
+    if not PAGES.is_dir():
+        pytest.skip(SHARED_MISSING_REASON)
+    return PAGES
