@@ -1,9 +1,11 @@
+"""Web UI routes. Global pages first, then /performance/<system>/… (method before candidates)."""
+
 from django.urls import path
 
-from measurements import views
+from measurements.views import system
 
 app_name = "measurements"
 
 urlpatterns = [
-    path("", views.performance_index, name="index"),
+    path("", system.performance_index, name="index"),
 ]

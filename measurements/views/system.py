@@ -1,4 +1,4 @@
-"""Thin views: selectors fetch, templates render."""
+"""Performance index and per-system pages."""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render

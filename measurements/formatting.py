@@ -1,0 +1,159 @@
+"""The one formatter for every figure NGCC Perf shows (web pages, Markdown export, charts).
+
+The rules reproduce the published pages (see ``shared/reference/FORMAT.md``); where the pages
+and FORMAT.md disagree, the pages win (cycles below 10 000 are written as integers).
+Every function takes ``None`` for a missing figure and returns `MISSING`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+MISSING = "–"
+
+_TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+
+
+def _is_missing(value: float | int | None) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def three_significant(value: float) -> str:
+    """Three significant digits without exponent, for 1 <= value < 1000 (`76.7`, `121`, `2.32`)."""
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def format_cycles(value: float | int | None) -> str:
+    """`9623`, `160.5 k`, `1.32 M`, `627.34 M`, `4.82 G`."""
+    if _is_missing(value):
+        return MISSING
+    v = float(value)
+    if round(v) < 10_000:
+        return f"{round(v)}"
+    if round(v / 1e3, 1) < 1_000:
+        return f"{v / 1e3:.1f} k"
+    if round(v / 1e6, 2) < 1_000:
+        return f"{v / 1e6:.2f} M"
+    return f"{v / 1e9:.2f} G"
+
+
+def format_seconds(value: float | None) -> str:
+    """Three significant digits in the largest unit keeping the value >= 1: `76.7 µs`, `2.32 s`."""
+    if _is_missing(value):
+        return MISSING
+    v = float(value)
+    if v <= 0:
+        return "0 s"
+    for index, (unit, scale) in enumerate(_TIME_UNITS):
+        scaled = v / scale
+        if scaled >= 1 or unit == "ns":
+            text = three_significant(scaled)
+            if float(text) >= 1000 and index > 0:  # 999.7 ms rounds up into the next unit
+                return f"{three_significant(float(text) / 1000)} {_TIME_UNITS[index - 1][0]}"
+            return f"{text} {unit}"
+    raise AssertionError("unreachable")
+
+
+def format_general(value: float | None) -> str:
+    """Three significant digits in the `%g` style: `1.3e+04`, `1e+04`, `727`, `0.0549`."""
+    if _is_missing(value):
+        return MISSING
+    return f"{float(value):.3g}"
+
+
+format_ops_per_second = format_general
+
+
+def format_n(measurements: int | None, trials: int | None, iterations: int | None) -> str:
+    """`16845 (5 × 3369)`."""
+    if _is_missing(measurements):
+        return MISSING
+    if trials and iterations:
+        return f"{measurements} ({trials} × {iterations})"
+    return f"{measurements}"
+
+
+def format_kib(value: int | None) -> str:
+    """Bytes as whole KiB: `1416 KiB`."""
+    if _is_missing(value):
+        return MISSING
+    return f"{int(value) // 1024} KiB"
+
+
+def format_int(value: int | None) -> str:
+    if _is_missing(value):
+        return MISSING
+    return f"{int(value)}"
+
+
+def format_size(value: int | None, basis: str = "") -> str:
+    """A size in bytes; `≈` marks a nominal-variable size from the curated catalog."""
+    if _is_missing(value):
+        return MISSING
+    return f"≈{int(value)}" if basis == "nominal-variable" else f"{int(value)}"
+
+
+def format_share(fraction: float | None) -> str:
+    """A share of time: `64%` from 10 % on, else one decimal (`6.9%`, `0.0%`)."""
+    if _is_missing(fraction):
+        return MISSING
+    percent = float(fraction) * 100
+    if round(percent, 1) >= 10:
+        return f"{percent:.0f}%"
+    return f"{percent:.1f}%"
+
+
+def calls_per_operation(
+    calls: Iterable[tuple[str, int]], operations: int | None
+) -> dict[str, float]:
+    """Sum (fn, calls) rows per function and divide by the number of profiled operations."""
+    totals: dict[str, int] = {}
+    for fn, count in calls:
+        totals[fn] = totals.get(fn, 0) + int(count)
+    if not operations:
+        return {}
+    return {fn: total / operations for fn, total in totals.items() if total}
+
+
+def format_calls_per_operation(per_operation: Mapping[str, float] | None) -> str:
+    """`drng 2, pseudoXOF 9.05` — names in byte order, `%g` counts with 3 significant digits."""
+    if per_operation is None:
+        return MISSING
+    parts = [f"{fn} {value:.3g}" for fn, value in sorted(per_operation.items()) if value]
+    return ", ".join(parts) if parts else MISSING
+
+
+def format_ratio(value: float | None) -> str:
+    """Relative speed against the ICCS pseudoXOF: `4.97×`."""
+    if _is_missing(value):
+        return MISSING
+    return f"{float(value):.2f}×"
+
+
+def format_cycles_with_share(
+    cycles: float | None, share: float | None, measurements: int | None = None
+) -> str:
+    """Summary cell: `158.4 k (94%)`, `41.20 G (0.0%, n=20)` (n shown below 100 calls)."""
+    if _is_missing(cycles):
+        return MISSING
+    notes = [format_share(share)] if not _is_missing(share) else []
+    if measurements is not None and measurements < 100:
+        notes.append(f"n={measurements}")
+    return f"{format_cycles(cycles)} ({', '.join(notes)})" if notes else format_cycles(cycles)
+
+
+def format_mib(kib: int | None) -> str:
+    if _is_missing(kib):
+        return MISSING
+    return f"{int(kib) // 1024} MiB"
+
+
+def format_ghz(khz: float | int | None) -> str:
+    if _is_missing(khz):
+        return MISSING
+    return f"{float(khz) / 1e6:.2f} GHz"

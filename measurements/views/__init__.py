@@ -1,0 +1,1 @@
+"""Web views (thin): selectors fetch, templates render. One module per page family."""
