@@ -1,0 +1,31 @@
+/* The timed loop: one trial = `iterations` calls in contiguous batches. */
+#ifndef NGCC_MEASURE_H
+#define NGCC_MEASURE_H
+
+#include <stdint.h>
+
+#include "../counter/counter.h"
+#include "ops.h"
+
+typedef struct {
+    ull measurements;  /* calls timed */
+    double seconds;    /* CLOCK_MONOTONIC_RAW over the whole trial */
+    uint64_t cycles;   /* counter units over the whole trial */
+    ull batch_calls;   /* calls per sample */
+    size_t n_samples;  /* full batches only */
+    uint64_t *samples; /* counter units per batch */
+    ull nonzero;       /* calls that returned non-zero */
+    int last_ret;
+    int cpu;           /* CPU at the end of the trial */
+} ngcc_trial;
+
+/* Calls per batch giving at least `min_samples` samples (one call per batch
+ * when there are fewer calls than that). */
+ull ngcc_auto_batch(ull iterations, ull min_samples);
+
+int ngcc_warmup(ngcc_op *op, ull calls);
+int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch,
+                   ngcc_trial *t);
+void ngcc_trial_free(ngcc_trial *t);
+
+#endif
