@@ -80,7 +80,9 @@ class MeasurementFactory(factory.django.DjangoModelFactory):
     input_bytes = 0
     baseline_rss_bytes = 1400 * 1024
     peak_rss_bytes = 1500 * 1024
-    sizes = factory.LazyFunction(lambda: {"pk_bytes": 800, "sk_bytes": 1600, "ct_bytes": 768, "ss_bytes": 32})
+    sizes = factory.LazyFunction(
+        lambda: {"pk_bytes": 800, "sk_bytes": 1600, "ct_bytes": 768, "ss_bytes": 32}
+    )
 
 
 class TrialFactory(factory.django.DjangoModelFactory):

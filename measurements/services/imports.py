@@ -45,6 +45,7 @@ from measurements.services.recording import (
     timing_record_store,
 )
 from measurements.services.size_audit import size_audit_recompute
+from measurements.signals import audit_signal_paused
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -464,7 +465,8 @@ def catalogs_import(*, directory: Path, progress: ProgressCallback | None = None
     for name, model, keys, parse in present:
         rows = parse(root / name)
         summary.files_seen += 1
-        _sync(model, keys, rows, summary, name.removesuffix(".csv").replace("_", " "))
+        with audit_signal_paused():
+            _sync(model, keys, rows, summary, name.removesuffix(".csv").replace("_", " "))
         done += 1
         if progress:
             progress(done, total, name)
