@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 
 MISSING = "–"
 
@@ -157,3 +158,76 @@ def format_ghz(khz: float | int | None) -> str:
     if _is_missing(khz):
         return MISSING
     return f"{float(khz) / 1e6:.2f} GHz"
+
+
+def format_utc(value: datetime | None) -> str:
+    """A UTC time to the second, as on the pages: `2026-09-28T15:05:46`."""
+    if value is None:
+        return MISSING
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def format_message_length(input_bytes: int | None) -> str:
+    """A hash input length: `64 B`."""
+    if _is_missing(input_bytes):
+        return MISSING
+    return f"{int(input_bytes)} B"
+
+
+def format_cycles_per_byte(cycles: float | None, input_bytes: int | None) -> str:
+    """Mean cycles divided by the message length, `%g` style with 3 significant digits."""
+    if _is_missing(cycles) or not input_bytes:
+        return MISSING
+    return format_general(float(cycles) / int(input_bytes))
+
+
+def _on_off(value: object) -> str | None:
+    text = str(value).strip().lower() if value is not None else ""
+    if text in {"0", "off", "false", "disabled"}:
+        return "off"
+    if text in {"1", "on", "true", "enabled"}:
+        return "on"
+    return None
+
+
+def format_clock(environment: Mapping[str, object] | None) -> str:
+    """The clock line of a page from the cpufreq fields of a record's environment.
+
+    `fixed 2.71 GHz (governor performance, minimum = maximum), boost off, SMT none` where the
+    minimum equals the maximum frequency, else `max 2.10 GHz, governor performance, turbo off,
+    SMT off`. Turbo comes from `intel_pstate_no_turbo` (1 = off), boost from `cpufreq_boost`.
+    """
+    env = environment or {}
+
+    def khz(name: str) -> float | None:
+        try:
+            return float(env[name])  # type: ignore[arg-type]
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    low, high = khz("cpufreq_min_khz"), khz("cpufreq_max_khz")
+    governor = env.get("cpufreq_governor")
+    parts: list[str] = []
+    if high is not None and low is not None and low == high:
+        detail = f"governor {governor}, minimum = maximum" if governor else "minimum = maximum"
+        parts.append(f"fixed {format_ghz(high)} ({detail})")
+    else:
+        if high is not None:
+            parts.append(f"max {format_ghz(high)}")
+        if governor:
+            parts.append(f"governor {governor}")
+    no_turbo = _on_off(env.get("intel_pstate_no_turbo"))
+    boost = _on_off(env.get("cpufreq_boost"))
+    if no_turbo is not None:
+        parts.append("turbo off" if no_turbo == "on" else "turbo on")
+    elif boost is not None:
+        parts.append(f"boost {boost}")
+    smt = str(env.get("smt_control") or "").strip().lower()
+    if smt:
+        smt_text = {"notsupported": "none", "notimplemented": "none", "forceoff": "off"}.get(
+            smt, smt
+        )
+        parts.append(f"SMT {smt_text}")
+    return ", ".join(parts) if parts else MISSING
