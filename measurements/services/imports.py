@@ -280,9 +280,13 @@ def harness_dataset_import(
 # --- CSV catalogs -----------------------------------------------------------------------------
 
 
-def _csv_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+def _csv_rows(path: Path, text: str | None = None) -> list[tuple[int, dict[str, str]]]:
     """(line number, row) of a `;`-separated catalog; `#` lines are comments."""
-    text = path.read_text(encoding="utf-8")
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise HarnessDataError(str(path), "<file>", f"not UTF-8 text ({exc})") from exc
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)]
     data = [(n, line) for n, line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not data:
@@ -347,10 +351,11 @@ def _sync(
         summary.counts[name] += len(stale)
 
 
-def external_sizes_rows(path: Path) -> list[dict]:
+def external_sizes_rows(path: Path, text: str | None = None) -> list[dict]:
+    """Parse ``external_sizes.csv`` (from `path`, or from `text` named `path`)."""
     rows = []
     basis_values = set(SizeBasis.values)
-    for n, row in _csv_rows(path):
+    for n, row in _csv_rows(path, text):
         basis = _require(path, n, row, "Basis")
         if basis not in basis_values:
             raise HarnessDataError(
@@ -490,3 +495,28 @@ def catalogs_import(*, directory: Path, progress: ProgressCallback | None = None
         _apply_security_targets()
         size_audit_recompute()
     return summary
+
+
+EXTERNAL_SIZES_HEADER = "ID;Instance;PublicKeyBytes;CiphertextBytes;SignatureBytes;Basis"
+
+
+@transaction.atomic
+def external_sizes_replace(*, name: str, text: str) -> ImportSummary:
+    """Replace the external-size catalog with an uploaded CSV (all or nothing)."""
+    rows = external_sizes_rows(Path(name), text)
+    summary = ImportSummary(files_seen=1)
+    with audit_signal_paused():
+        _sync(ExternalSize, ("candidate", "instance_label"), rows, summary, "external sizes")
+    if summary.changed:
+        size_audit_recompute()
+    return summary
+
+
+def external_sizes_csv() -> str:
+    """The external-size catalog in its CSV format (the format `external_sizes_replace` reads)."""
+    lines = [EXTERNAL_SIZES_HEADER]
+    for e in ExternalSize.objects.order_by("candidate", "instance_label"):
+        values = (e.public_key_bytes, e.ciphertext_bytes, e.signature_bytes)
+        numbers = ["" if v is None else str(v) for v in values]
+        lines.append(";".join([e.candidate, e.instance_label, *numbers, e.basis]))
+    return "\n".join(lines) + "\n"
