@@ -148,6 +148,36 @@ def format_cycles_with_share(
     return f"{format_cycles(cycles)} ({', '.join(notes)})" if notes else format_cycles(cycles)
 
 
+def format_cycles_with_ratio(
+    cycles: float | None, ratio: float | None, measurements: int | None = None
+) -> str:
+    """Hash summary cell: `14.0 k (4.97×)`; the ratio is against the ICCS pseudoXOF."""
+    if _is_missing(cycles):
+        return MISSING
+    notes = [format_ratio(ratio)] if not _is_missing(ratio) else []
+    if measurements is not None and measurements < 100:
+        notes.append(f"n={measurements}")
+    return f"{format_cycles(cycles)} ({', '.join(notes)})" if notes else format_cycles(cycles)
+
+
+def format_cycles_per_byte_summary(cycles: float | None, input_bytes: int | None) -> str:
+    """Cycles per byte with one decimal, as in the summary's ICCS table: `19.8`, `100.3`."""
+    if _is_missing(cycles) or not input_bytes:
+        return MISSING
+    return f"{float(cycles) / int(input_bytes):.1f}"
+
+
+def format_frequency(hz: float | None) -> str:
+    """A frequency with three significant digits: `19.2 MHz`, `2.71 GHz`, `1 kHz`."""
+    if _is_missing(hz):
+        return MISSING
+    v = float(hz)
+    for unit, scale in (("GHz", 1e9), ("MHz", 1e6), ("kHz", 1e3)):
+        if v >= scale:
+            return f"{v / scale:.3g} {unit}"
+    return f"{v:.3g} Hz"
+
+
 def format_mib(kib: int | None) -> str:
     if _is_missing(kib):
         return MISSING
