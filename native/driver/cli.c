@@ -22,7 +22,8 @@ static void usage(const char *prog)
             "  --category NAME  kem|sign|hash|kex (default: ngcc_category or probing)\n"
             "  --cpu N          pin to CPU N (sched_setaffinity)\n"
             "  --counter NAME   auto|perf|tsc|cntvct_el0|monotonic (env NGCC_COUNTER)\n"
-            "  --stack-bytes N  painted stack for the high-water mark, 0 = off\n",
+            "  --stack-bytes N  painted stack for the high-water mark, 0 = off\n"
+            "  --time-limit S   end a trial after the batch that passes S seconds\n",
             prog);
 }
 
@@ -35,6 +36,13 @@ static int num(const char *s, ull *out)
     return *end ? -1 : 0;
 }
 
+static int seconds(const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    return (*end || *out < 0) ? -1 : 0;
+}
+
 int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
 {
     static const struct option opts[] = {
@@ -44,6 +52,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         {"digest-bits", required_argument, 0, 'd'}, {"hash-fn", required_argument, 0, 'h'},
         {"category", required_argument, 0, 'g'},   {"cpu", required_argument, 0, 'c'},
         {"counter", required_argument, 0, 'k'},    {"stack-bytes", required_argument, 0, 's'},
+        {"time-limit", required_argument, 0, 'l'},
         {0, 0, 0, 0}};
     memset(cli, 0, sizeof *cli);
     cli->iterations = 1;
@@ -71,6 +80,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         case 'c': bad = num(optarg, &v); cli->cpu = (int)v; break;
         case 'k': cli->counter = optarg; break;
         case 's': bad = num(optarg, &cli->stack_bytes); break;
+        case 'l': bad = seconds(optarg, &cli->time_limit_s); break;
         default: bad = 1;
         }
         if (bad) {

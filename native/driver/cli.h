@@ -16,6 +16,7 @@ typedef struct {
     int cpu;         /* -1: not pinned */
     const char *counter;
     unsigned long long stack_bytes; /* 0: no stack measurement */
+    double time_limit_s;            /* 0: none; else stop a trial after this much */
 } ngcc_cli;
 
 /* Parse argv; on error print usage to stderr and return -1. */

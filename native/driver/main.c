@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     if (!r.trials)
         return emit(&r, "out of memory");
     for (ull i = 0; i < cli.trials; i++) {
-        if (ngcc_run_trial(&op, &counter, cli.iterations, batch, &r.trials[i]) != 0)
+        if (ngcc_run_trial(&op, &counter, cli.iterations, batch, cli.time_limit_s, &r.trials[i]) != 0)
             return emit(&r, "out of memory");
         r.n_trials = i + 1;
         if (r.trials[i].nonzero) {

@@ -24,7 +24,7 @@ int ngcc_warmup(ngcc_op *op, ull calls)
 }
 
 int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch,
-                   ngcc_trial *t)
+                   double time_limit_s, ngcc_trial *t)
 {
     memset(t, 0, sizeof *t);
     if (batch == 0)
@@ -53,6 +53,11 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
         uint64_t now = ngcc_counter_read(c);
         t->samples[b] = now - prev;
         prev = now;
+        if (time_limit_s > 0 && (double)(ngcc_wall_ns() - w0) / 1e9 >= time_limit_s) {
+            full = b + 1;
+            iterations = (ull)full * batch;
+            rest = 0;
+        }
     }
     /* Calls that do not fill a batch are timed in the totals but give no
      * sample: a partial batch is not comparable with the others. */

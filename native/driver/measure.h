@@ -24,8 +24,10 @@ typedef struct {
 ull ngcc_auto_batch(ull iterations, ull min_samples);
 
 int ngcc_warmup(ngcc_op *op, ull calls);
+/* time_limit_s > 0: stop after the first batch that ends past it (used for
+ * calibration, where the cost of a call is not known yet). */
 int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch,
-                   ngcc_trial *t);
+                   double time_limit_s, ngcc_trial *t);
 void ngcc_trial_free(ngcc_trial *t);
 
 #endif

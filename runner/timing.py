@@ -1,0 +1,430 @@
+"""Timing plans and the timing step: run ``ngcc-time`` in fresh pinned processes.
+
+Two planners (docs/timing.md):
+
+* ``guide`` reproduces current practice exactly, for comparability: one uncalibrated call, then
+  5 trials each in a fresh process, iterations chosen so that a trial lasts about 1 s, at least
+  100 calls in all, at most 20 000 per trial, at most 900 s per operation, and 3/1/0 warm-up
+  calls for calls under 0.05 s / under 5 s / longer.
+* ``adaptive`` calibrates (one process, a few calls after a warm-up), then runs short trials,
+  each in a fresh pinned process, until the 95 % confidence interval of the median per-call
+  cycles (order statistics of the per-batch samples of all trials) is within ``precision`` of
+  the median, or the operation's budget is spent.
+
+Every process runs through `runner.sandbox.run_sandboxed`: the driver is ours, the library it
+loads is not.  A trial whose cycles per second fall below 95 % of the nominal clock is re-run (up
+to ``max_disturbed_retries`` times), counted and kept in the record; this is only meaningful with
+a core-cycle counter (perf) and a known nominal clock, so it is off unless both hold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from measurements.stats import sample_stats
+from runner.driver_output import (
+    DriverOutputError,
+    DriverRun,
+    build_timing_record,
+    parse_driver_output,
+    per_call_samples,
+    process_entry,
+)
+from runner.sandbox import Limits, SandboxResult, run_sandboxed
+
+NATIVE_DIR = Path(__file__).resolve().parent.parent / "native"
+DRIVER_SOURCES = [
+    *(NATIVE_DIR / "driver" / n for n in ("main.c", "cli.c", "ops_setup.c", "ops_calls.c")),
+    *(NATIVE_DIR / "driver" / n for n in ("measure.c", "mem.c", "json.c")),
+    NATIVE_DIR / "counter" / "counter.c",
+]
+DRIVER_HEADERS = sorted((NATIVE_DIR / "driver").glob("*.h")) + [
+    NATIVE_DIR / "counter" / "counter.h"
+]
+#: The driver is harness code: strict C11, warnings are errors.
+DRIVER_CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wpedantic"]
+DRIVER_LIBS = ["-ldl", "-pthread"]
+#: Counters whose units are core cycles, for which cycles/second says something about the clock.
+CORE_CYCLE_COUNTERS = frozenset({"perf_cycles"})
+
+Runner = Callable[[list[str], float], SandboxResult]
+
+
+class TimingError(RuntimeError):
+    """The timing step could not produce a measurement."""
+
+
+# --- building the driver ----------------------------------------------------------------------
+
+
+def _sources_digest(paths: Sequence[Path], flags: Sequence[str]) -> str:
+    h = hashlib.sha256(" ".join(flags).encode())
+    for p in sorted(paths):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def compile_native(
+    *, name: str, sources: Sequence[Path], headers: Sequence[Path], out_dir: Path,
+    cflags: Sequence[str] = DRIVER_CFLAGS, libs: Sequence[str] = DRIVER_LIBS,
+    compiler: str = "gcc",
+) -> Path:
+    """Compile a harness binary once per source digest (through the sandbox, like every build)."""
+    from runner.build import run_compile  # the one compile path (sandboxed)
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    binary = out_dir / f"{name}-{_sources_digest([*sources, *headers], [*cflags, *libs])}"
+    if binary.exists():
+        return binary
+    tmp = binary.with_suffix(".tmp")
+    cmd = [compiler, *cflags, "-o", str(tmp), *map(str, sources), *libs]
+    rc, stderr = run_compile(cmd, out_dir)
+    if rc != 0:
+        raise TimingError(f"cannot build {name}: {stderr.strip()}")
+    os.replace(tmp, binary)
+    return binary
+
+
+def build_driver(*, out_dir: Path, compiler: str = "gcc") -> Path:
+    """Build (or reuse) ``ngcc-time`` in ``out_dir``; returns its path."""
+    return compile_native(
+        name="ngcc-time", sources=DRIVER_SOURCES, headers=DRIVER_HEADERS, out_dir=out_dir,
+        compiler=compiler,
+    )
+
+
+# --- plans ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GuideParams:
+    """Current practice; every constant is a parameter so tests can use tiny budgets."""
+
+    trials: int = 5
+    target_trial_s: float = 1.0
+    min_total_calls: int = 100
+    max_calls_per_trial: int = 20_000
+    max_operation_s: float = 900.0
+    warmup_rules: tuple[tuple[float, int], ...] = ((0.05, 3), (5.0, 1))
+    warmups_otherwise: int = 0
+    samples_per_trial: int = 16
+    timeout_base_s: float = 300.0
+    timeout_factor: float = 0.6
+
+
+@dataclass(frozen=True)
+class AdaptiveParams:
+    precision: float = 0.01  # target 95 % CI half-width of the median, relative
+    budget_s: float = 120.0  # wall time per operation, calibration included
+    calibration_calls: int = 8
+    calibration_s: float = 0.05  # calibration stops early after this much timed work
+    trial_target_s: float = 0.1
+    min_trials: int = 3
+    max_trials: int = 200
+    min_calls_per_trial: int = 16
+    max_calls_per_trial: int = 20_000
+    samples_per_trial: int = 32
+    warmup_rules: tuple[tuple[float, int], ...] = ((0.05, 3), (5.0, 1))
+    warmups_otherwise: int = 0
+    timeout_base_s: float = 300.0
+    timeout_factor: float = 3.0
+
+
+@dataclass(frozen=True)
+class TrialPlan:
+    planner: str
+    iterations_per_trial: int
+    warmups: int
+    trials: int
+    batch_calls: int
+    estimated_s: float
+    timeout_per_process_s: float
+    separate_processes: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def warmups_for(call_s: float, rules: Sequence[tuple[float, int]], otherwise: int) -> int:
+    """Warm-up calls for an operation whose single call takes ``call_s``."""
+    for below, count in rules:
+        if call_s < below:
+            return count
+    return otherwise
+
+
+def plan_guide(*, call_s: float, params: GuideParams = GuideParams()) -> TrialPlan:
+    """The guide's plan from one uncalibrated call of ``call_s`` seconds."""
+    call_s = max(call_s, 1e-9)
+    n = max(math.ceil(params.min_total_calls / params.trials), round(params.target_trial_s / call_s))
+    n = min(n, params.max_calls_per_trial)
+    if params.trials * n * call_s > params.max_operation_s:
+        # The time cap wins over the 100-call minimum, never below one call per trial.
+        n = max(1, math.floor(params.max_operation_s / (params.trials * call_s)))
+    warm = warmups_for(call_s, params.warmup_rules, params.warmups_otherwise)
+    estimated = params.trials * (n + warm) * call_s
+    return TrialPlan(
+        planner="guide",
+        iterations_per_trial=n,
+        warmups=warm,
+        trials=params.trials,
+        batch_calls=max(1, n // params.samples_per_trial),
+        estimated_s=estimated,
+        timeout_per_process_s=params.timeout_base_s + params.timeout_factor * estimated,
+    )
+
+
+def plan_adaptive_trial(*, call_s: float, params: AdaptiveParams = AdaptiveParams()) -> TrialPlan:
+    """Size of one adaptive trial; the number of trials is decided while measuring."""
+    call_s = max(call_s, 1e-9)
+    n = max(params.min_calls_per_trial, round(params.trial_target_s / call_s))
+    n = min(n, params.max_calls_per_trial)
+    warm = warmups_for(call_s, params.warmup_rules, params.warmups_otherwise)
+    per_trial = (n + warm) * call_s
+    return TrialPlan(
+        planner="adaptive",
+        iterations_per_trial=n,
+        warmups=warm,
+        trials=params.min_trials,
+        batch_calls=max(1, n // params.samples_per_trial),
+        estimated_s=params.min_trials * per_trial,
+        timeout_per_process_s=params.timeout_base_s + params.timeout_factor * per_trial,
+    )
+
+
+def ci_half_width_relative(trials: list[dict[str, Any]]) -> float:
+    """Relative half-width of the 95 % CI of the median per-call value (inf without samples)."""
+    samples = per_call_samples(trials)
+    if len(samples) < 2:
+        return math.inf
+    return sample_stats(samples).ci95_half_width_relative
+
+
+def is_disturbed(trial: dict[str, Any], *, nominal_hz: float | None, threshold: float = 0.95) -> bool:
+    """True when a core-cycle trial ran below ``threshold`` × the nominal clock."""
+    if not nominal_hz or trial.get("counter") not in CORE_CYCLE_COUNTERS:
+        return False
+    seconds = trial["seconds"]
+    return seconds > 0 and trial["cycles"] / seconds < threshold * nominal_hz
+
+
+# --- running processes ------------------------------------------------------------------------
+
+
+def default_cpu() -> int:
+    """The highest CPU this process may use (away from CPU 0's interrupts)."""
+    return max(os.sched_getaffinity(0))
+
+
+def sandbox_runner(limits: Limits | None = None) -> Runner:
+    base = limits or Limits()
+
+    def run(argv: list[str], timeout_s: float) -> SandboxResult:
+        return run_sandboxed(argv, limits=base.but(wall_seconds=timeout_s))
+
+    return run
+
+
+@dataclass
+class _Context:
+    driver: Path
+    library: Path
+    operation: str
+    common: list[str]
+    run: Runner
+    nominal_hz: float | None
+    max_disturbed_retries: int
+    processes: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[DriverRun] = field(default_factory=list)
+
+    def argv(self, *, iterations: int, warmups: int, batch: int) -> list[str]:
+        return [
+            str(self.driver), *self.common, "--iterations", str(iterations),
+            "--warmups", str(warmups), "--batch", str(batch), str(self.library), self.operation,
+        ]
+
+    def once(self, argv: list[str], timeout_s: float) -> tuple[DriverRun, SandboxResult]:
+        res = self.run(argv, timeout_s)
+        try:
+            run = parse_driver_output(res.stdout)
+        except DriverOutputError as exc:
+            self.processes.append(
+                process_entry(run=None, command=argv, exit_code=res.returncode,
+                              stderr=res.stderr, wall_s=res.wall_seconds,
+                              status=res.status.value)
+            )
+            raise TimingError(f"{self.operation}: {res.describe()}: {exc}") from exc
+        if not run.ok:
+            self.processes.append(
+                process_entry(run=run, command=argv, exit_code=res.returncode,
+                              stderr=res.stderr, wall_s=res.wall_seconds)
+            )
+            raise TimingError(f"{self.operation}: {run.error}")
+        return run, res
+
+    def trial(self, *, iterations: int, warmups: int, batch: int, timeout_s: float) -> DriverRun:
+        """One trial process, re-run while disturbed (up to the retry limit)."""
+        argv = self.argv(iterations=iterations, warmups=warmups, batch=batch)
+        disturbed: list[dict[str, Any]] = []
+        while True:
+            run, res = self.once(argv, timeout_s)
+            bad = [t for t in run.trials if is_disturbed(t, nominal_hz=self.nominal_hz)]
+            if not bad or len(disturbed) >= self.max_disturbed_retries:
+                for t in bad:
+                    t["disturbed"] = True  # kept, but flagged: retries exhausted
+                break
+            disturbed.extend(bad)
+        self.processes.append(
+            process_entry(run=run, command=argv, exit_code=res.returncode, stderr=res.stderr,
+                          wall_s=res.wall_seconds, disturbed_trials=disturbed)
+        )
+        self.runs.append(run)
+        return run
+
+
+@dataclass
+class MeasuredOperation:
+    """Result of the timing step for one operation (input of `build_timing_record`)."""
+
+    operation: str
+    input_bytes: int
+    plan: dict[str, Any]
+    runs: list[DriverRun]
+    processes: list[dict[str, Any]]
+    started_utc: str
+    ended_utc: str
+    wall_s: float
+    calibration: dict[str, Any]
+    error: str | None = None
+
+    @property
+    def ci95_half_width_relative(self) -> float:
+        return ci_half_width_relative([t for r in self.runs for t in r.trials])
+
+    def to_record(self, *, candidate: str, label: str, **extra: Any) -> dict[str, Any]:
+        return build_timing_record(
+            candidate=candidate, label=label, operation=self.operation,
+            input_bytes=self.input_bytes, plan=self.plan, processes=self.processes,
+            runs=self.runs, started_utc=self.started_utc, ended_utc=self.ended_utc,
+            error=self.error, **extra,
+        )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _call_seconds(run: DriverRun, *, skip_first: bool) -> float:
+    """Seconds per call from a calibration run's per-call samples (counter units → s)."""
+    trial = run.trials[0]
+    hz = run.counter.get("hz") or 0.0
+    samples = trial["samples"][1:] if skip_first and len(trial["samples"]) > 1 else trial["samples"]
+    if hz > 0 and samples and trial["batch_calls"] == 1:
+        return sorted(samples)[len(samples) // 2] / hz
+    return trial["seconds"] / trial["measurements"]
+
+
+def measure_operation(
+    *,
+    driver: Path,
+    library: Path,
+    operation: str,
+    input_bytes: int = 0,
+    planner: str = "guide",
+    guide: GuideParams = GuideParams(),
+    adaptive: AdaptiveParams = AdaptiveParams(),
+    cpu: int | None = None,
+    counter: str | None = None,
+    nominal_hz: float | None = None,
+    max_disturbed_retries: int = 2,
+    extra_args: Sequence[str] = (),
+    limits: Limits | None = None,
+    run: Runner | None = None,
+) -> MeasuredOperation:
+    """Time one operation of ``library`` with the ``guide`` or ``adaptive`` planner.
+
+    Every trial is a fresh ``ngcc-time`` process pinned to ``cpu`` (default: `default_cpu`).
+    ``run`` replaces the sandbox runner (tests only).  Raises `TimingError` when a process fails
+    or refuses (e.g. decapsulation does not return the encapsulated secret); the processes run
+    so far are in the exception's ``__cause__`` chain and in the returned object otherwise.
+    """
+    if planner not in ("guide", "adaptive"):
+        raise ValueError(f"unknown planner {planner!r}")
+    common = ["--cpu", str(default_cpu() if cpu is None else cpu), *extra_args]
+    if counter:
+        common += ["--counter", counter]
+    if input_bytes:
+        common += ["--input-bytes", str(input_bytes)]
+    ctx = _Context(
+        driver=Path(driver), library=Path(library), operation=operation, common=common,
+        run=run or sandbox_runner(limits), nominal_hz=nominal_hz,
+        max_disturbed_retries=max_disturbed_retries,
+    )
+    started, t0 = _now(), time.monotonic()
+    if planner == "guide":
+        plan, calibration = _run_guide(ctx, guide)
+    else:
+        plan, calibration = _run_adaptive(ctx, adaptive, t0)
+    return MeasuredOperation(
+        operation=operation, input_bytes=input_bytes, plan=plan, runs=ctx.runs,
+        processes=ctx.processes, started_utc=started, ended_utc=_now(),
+        wall_s=time.monotonic() - t0, calibration=calibration,
+    )
+
+
+def _run_guide(ctx: _Context, params: GuideParams) -> tuple[dict[str, Any], dict[str, Any]]:
+    # One uncalibrated call: no warm-up, a single timed call, in its own process.
+    first, _ = ctx.once(ctx.argv(iterations=1, warmups=0, batch=1), params.timeout_base_s)
+    call_s = first.trials[0]["seconds"]
+    plan = plan_guide(call_s=call_s, params=params)
+    for _ in range(plan.trials):
+        ctx.trial(iterations=plan.iterations_per_trial, warmups=plan.warmups,
+                  batch=plan.batch_calls, timeout_s=plan.timeout_per_process_s)
+    calibration = {"call_s": call_s, "counter": first.counter}
+    return plan.as_dict() | {"calibration_call_s": call_s}, calibration
+
+
+def _run_adaptive(
+    ctx: _Context, params: AdaptiveParams, t0: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    # Calibration: the first call is a warm-up (dropped), the median of the rest is the call time.
+    calls = max(2, params.calibration_calls)
+    argv = ctx.argv(iterations=calls, warmups=0, batch=1)
+    argv[-2:-2] = ["--time-limit", repr(params.calibration_s)]
+    cal, _ = ctx.once(argv, params.timeout_base_s)
+    call_s = _call_seconds(cal, skip_first=True)
+    plan = plan_adaptive_trial(call_s=call_s, params=params)
+    per_trial_s = (plan.iterations_per_trial + plan.warmups) * call_s
+    trials: list[dict[str, Any]] = []
+    half = math.inf
+    stop = "max_trials"
+    for i in range(params.max_trials):
+        elapsed = time.monotonic() - t0
+        if i >= 1 and elapsed + per_trial_s > params.budget_s:
+            stop = "budget"
+            break
+        run = ctx.trial(iterations=plan.iterations_per_trial, warmups=plan.warmups,
+                        batch=plan.batch_calls, timeout_s=plan.timeout_per_process_s)
+        trials.extend(run.trials)
+        half = ci_half_width_relative(trials)
+        if i + 1 >= params.min_trials and half <= params.precision:
+            stop = "precision"
+            break
+    plan_dict = plan.as_dict() | {
+        "trials": len(ctx.runs),
+        "calibration_call_s": call_s,
+        "precision": params.precision,
+        "budget_s": params.budget_s,
+        "ci95_half_width_relative": half if math.isfinite(half) else None,
+        "stopped_by": stop,
+    }
+    return plan_dict, {"call_s": call_s, "counter": cal.counter}
