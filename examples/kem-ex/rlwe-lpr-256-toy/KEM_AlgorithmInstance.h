@@ -1,0 +1,10 @@
+/* Instance rlwe-lpr-256-toy of the NGCC Perf example KEM (toy parameters). */
+#ifndef KEM_ALGORITHM_INSTANCE_H
+#define KEM_ALGORITHM_INSTANCE_H
+
+#define ALGORITHM_INSTANCE "rlwe-lpr-256-toy"
+#define RLWE_N 256
+
+#include "kem_api.h"
+
+#endif
