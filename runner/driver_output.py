@@ -184,7 +184,9 @@ def parse_driver_output(stdout: str) -> DriverRun:
     counter = _parse_counter(data, required=ok)
     sizes_raw = _get(data, "sizes", "sizes", required=ok) or {}
     sizes = {
-        k: _int(_obj(sizes_raw, "sizes"), k, f"sizes.{k}") for k in SIZE_KEYS if ok or k in sizes_raw
+        k: _int(_obj(sizes_raw, "sizes"), k, f"sizes.{k}")
+        for k in SIZE_KEYS
+        if ok or k in sizes_raw
     }
     trials_raw = _get(data, "trials", "trials")
     if not isinstance(trials_raw, list):

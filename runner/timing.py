@@ -73,8 +73,13 @@ def _sources_digest(paths: Sequence[Path], flags: Sequence[str]) -> str:
 
 
 def compile_native(
-    *, name: str, sources: Sequence[Path], headers: Sequence[Path], out_dir: Path,
-    cflags: Sequence[str] = DRIVER_CFLAGS, libs: Sequence[str] = DRIVER_LIBS,
+    *,
+    name: str,
+    sources: Sequence[Path],
+    headers: Sequence[Path],
+    out_dir: Path,
+    cflags: Sequence[str] = DRIVER_CFLAGS,
+    libs: Sequence[str] = DRIVER_LIBS,
     compiler: str = "gcc",
 ) -> Path:
     """Compile a harness binary once per source digest (through the sandbox, like every build)."""
@@ -97,7 +102,10 @@ def compile_native(
 def build_driver(*, out_dir: Path, compiler: str = "gcc") -> Path:
     """Build (or reuse) ``ngcc-time`` in ``out_dir``; returns its path."""
     return compile_native(
-        name="ngcc-time", sources=DRIVER_SOURCES, headers=DRIVER_HEADERS, out_dir=out_dir,
+        name="ngcc-time",
+        sources=DRIVER_SOURCES,
+        headers=DRIVER_HEADERS,
+        out_dir=out_dir,
         compiler=compiler,
     )
 
@@ -165,7 +173,9 @@ def warmups_for(call_s: float, rules: Sequence[tuple[float, int]], otherwise: in
 def plan_guide(*, call_s: float, params: GuideParams = GuideParams()) -> TrialPlan:
     """The guide's plan from one uncalibrated call of ``call_s`` seconds."""
     call_s = max(call_s, 1e-9)
-    n = max(math.ceil(params.min_total_calls / params.trials), round(params.target_trial_s / call_s))
+    n = max(
+        math.ceil(params.min_total_calls / params.trials), round(params.target_trial_s / call_s)
+    )
     n = min(n, params.max_calls_per_trial)
     if params.trials * n * call_s > params.max_operation_s:
         # The time cap wins over the 100-call minimum, never below one call per trial.
@@ -209,7 +219,9 @@ def ci_half_width_relative(trials: list[dict[str, Any]]) -> float:
     return sample_stats(samples).ci95_half_width_relative
 
 
-def is_disturbed(trial: dict[str, Any], *, nominal_hz: float | None, threshold: float = 0.95) -> bool:
+def is_disturbed(
+    trial: dict[str, Any], *, nominal_hz: float | None, threshold: float = 0.95
+) -> bool:
     """True when a core-cycle trial ran below ``threshold`` × the nominal clock."""
     if not nominal_hz or trial.get("counter") not in CORE_CYCLE_COUNTERS:
         return False
@@ -248,8 +260,16 @@ class _Context:
 
     def argv(self, *, iterations: int, warmups: int, batch: int) -> list[str]:
         return [
-            str(self.driver), *self.common, "--iterations", str(iterations),
-            "--warmups", str(warmups), "--batch", str(batch), str(self.library), self.operation,
+            str(self.driver),
+            *self.common,
+            "--iterations",
+            str(iterations),
+            "--warmups",
+            str(warmups),
+            "--batch",
+            str(batch),
+            str(self.library),
+            self.operation,
         ]
 
     def once(self, argv: list[str], timeout_s: float) -> tuple[DriverRun, SandboxResult]:
@@ -258,15 +278,25 @@ class _Context:
             run = parse_driver_output(res.stdout)
         except DriverOutputError as exc:
             self.processes.append(
-                process_entry(run=None, command=argv, exit_code=res.returncode,
-                              stderr=res.stderr, wall_s=res.wall_seconds,
-                              status=res.status.value)
+                process_entry(
+                    run=None,
+                    command=argv,
+                    exit_code=res.returncode,
+                    stderr=res.stderr,
+                    wall_s=res.wall_seconds,
+                    status=res.status.value,
+                )
             )
             raise TimingError(f"{self.operation}: {res.describe()}: {exc}") from exc
         if not run.ok:
             self.processes.append(
-                process_entry(run=run, command=argv, exit_code=res.returncode,
-                              stderr=res.stderr, wall_s=res.wall_seconds)
+                process_entry(
+                    run=run,
+                    command=argv,
+                    exit_code=res.returncode,
+                    stderr=res.stderr,
+                    wall_s=res.wall_seconds,
+                )
             )
             raise TimingError(f"{self.operation}: {run.error}")
         return run, res
@@ -284,8 +314,14 @@ class _Context:
                 break
             disturbed.extend(bad)
         self.processes.append(
-            process_entry(run=run, command=argv, exit_code=res.returncode, stderr=res.stderr,
-                          wall_s=res.wall_seconds, disturbed_trials=disturbed)
+            process_entry(
+                run=run,
+                command=argv,
+                exit_code=res.returncode,
+                stderr=res.stderr,
+                wall_s=res.wall_seconds,
+                disturbed_trials=disturbed,
+            )
         )
         self.runs.append(run)
         return run
@@ -312,10 +348,17 @@ class MeasuredOperation:
 
     def to_record(self, *, candidate: str, label: str, **extra: Any) -> dict[str, Any]:
         return build_timing_record(
-            candidate=candidate, label=label, operation=self.operation,
-            input_bytes=self.input_bytes, plan=self.plan, processes=self.processes,
-            runs=self.runs, started_utc=self.started_utc, ended_utc=self.ended_utc,
-            error=self.error, **extra,
+            candidate=candidate,
+            label=label,
+            operation=self.operation,
+            input_bytes=self.input_bytes,
+            plan=self.plan,
+            processes=self.processes,
+            runs=self.runs,
+            started_utc=self.started_utc,
+            ended_utc=self.ended_utc,
+            error=self.error,
+            **extra,
         )
 
 
@@ -365,8 +408,12 @@ def measure_operation(
     if input_bytes:
         common += ["--input-bytes", str(input_bytes)]
     ctx = _Context(
-        driver=Path(driver), library=Path(library), operation=operation, common=common,
-        run=run or sandbox_runner(limits), nominal_hz=nominal_hz,
+        driver=Path(driver),
+        library=Path(library),
+        operation=operation,
+        common=common,
+        run=run or sandbox_runner(limits),
+        nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
     )
     started, t0 = _now(), time.monotonic()
@@ -375,9 +422,15 @@ def measure_operation(
     else:
         plan, calibration = _run_adaptive(ctx, adaptive, t0)
     return MeasuredOperation(
-        operation=operation, input_bytes=input_bytes, plan=plan, runs=ctx.runs,
-        processes=ctx.processes, started_utc=started, ended_utc=_now(),
-        wall_s=time.monotonic() - t0, calibration=calibration,
+        operation=operation,
+        input_bytes=input_bytes,
+        plan=plan,
+        runs=ctx.runs,
+        processes=ctx.processes,
+        started_utc=started,
+        ended_utc=_now(),
+        wall_s=time.monotonic() - t0,
+        calibration=calibration,
     )
 
 
@@ -387,8 +440,12 @@ def _run_guide(ctx: _Context, params: GuideParams) -> tuple[dict[str, Any], dict
     call_s = first.trials[0]["seconds"]
     plan = plan_guide(call_s=call_s, params=params)
     for _ in range(plan.trials):
-        ctx.trial(iterations=plan.iterations_per_trial, warmups=plan.warmups,
-                  batch=plan.batch_calls, timeout_s=plan.timeout_per_process_s)
+        ctx.trial(
+            iterations=plan.iterations_per_trial,
+            warmups=plan.warmups,
+            batch=plan.batch_calls,
+            timeout_s=plan.timeout_per_process_s,
+        )
     calibration = {"call_s": call_s, "counter": first.counter}
     return plan.as_dict() | {"calibration_call_s": call_s}, calibration
 
@@ -412,8 +469,12 @@ def _run_adaptive(
         if i >= 1 and elapsed + per_trial_s > params.budget_s:
             stop = "budget"
             break
-        run = ctx.trial(iterations=plan.iterations_per_trial, warmups=plan.warmups,
-                        batch=plan.batch_calls, timeout_s=plan.timeout_per_process_s)
+        run = ctx.trial(
+            iterations=plan.iterations_per_trial,
+            warmups=plan.warmups,
+            batch=plan.batch_calls,
+            timeout_s=plan.timeout_per_process_s,
+        )
         trials.extend(run.trials)
         half = ci_half_width_relative(trials)
         if i + 1 >= params.min_trials and half <= params.precision:
