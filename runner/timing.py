@@ -54,6 +54,15 @@ DRIVER_CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wpedantic"]
 DRIVER_LIBS = ["-ldl", "-pthread"]
 #: Counters whose units are core cycles, for which cycles/second says something about the clock.
 CORE_CYCLE_COUNTERS = frozenset({"perf_cycles"})
+#: The guide's hash message lengths S1..S8 (bytes).
+HASH_INPUT_BYTES = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
+#: Operations per category; hash operations are timed at every `HASH_INPUT_BYTES` length.
+OPERATIONS = {
+    "kem": ("keygen", "enc", "dec"),
+    "sign": ("keygen", "sign", "verify"),
+    "hash": ("hash",),
+    "kex": ("exchange",),
+}
 
 Runner = Callable[[list[str], float], SandboxResult]
 
@@ -396,9 +405,9 @@ def measure_operation(
     """Time one operation of ``library`` with the ``guide`` or ``adaptive`` planner.
 
     Every trial is a fresh ``ngcc-time`` process pinned to ``cpu`` (default: `default_cpu`).
-    ``run`` replaces the sandbox runner (tests only).  Raises `TimingError` when a process fails
-    or refuses (e.g. decapsulation does not return the encapsulated secret); the processes run
-    so far are in the exception's ``__cause__`` chain and in the returned object otherwise.
+    ``run`` replaces the sandbox runner (tests only).  When a process fails or refuses (e.g.
+    decapsulation does not return the encapsulated secret) the result has ``error`` set, no
+    runs, and the failed process in ``processes``.
     """
     if planner not in ("guide", "adaptive"):
         raise ValueError(f"unknown planner {planner!r}")
@@ -417,10 +426,16 @@ def measure_operation(
         max_disturbed_retries=max_disturbed_retries,
     )
     started, t0 = _now(), time.monotonic()
-    if planner == "guide":
-        plan, calibration = _run_guide(ctx, guide)
-    else:
-        plan, calibration = _run_adaptive(ctx, adaptive, t0)
+    error = None
+    try:
+        if planner == "guide":
+            plan, calibration = _run_guide(ctx, guide)
+        else:
+            plan, calibration = _run_adaptive(ctx, adaptive, t0)
+    except TimingError as exc:
+        # Kept as a failed measurement: its processes (stdout, stderr, command) are the evidence.
+        plan, calibration, error = {"planner": planner}, {}, str(exc)
+        ctx.runs.clear()
     return MeasuredOperation(
         operation=operation,
         input_bytes=input_bytes,
@@ -431,6 +446,7 @@ def measure_operation(
         ended_utc=_now(),
         wall_s=time.monotonic() - t0,
         calibration=calibration,
+        error=error,
     )
 
 
