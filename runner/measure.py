@@ -33,6 +33,10 @@ from runner.timing import (
     measure_operation,
 )
 
+_GUIDE = GuideParams()
+_ADAPTIVE = AdaptiveParams()
+_PROFILE = ProfileParams()
+
 
 @dataclass
 class InstanceMeasurement:
@@ -60,12 +64,12 @@ def measure_instance(
     category: str,
     tools_dir: Path,
     planner: str = "guide",
-    guide: GuideParams = GuideParams(),
-    adaptive: AdaptiveParams = AdaptiveParams(),
+    guide: GuideParams = _GUIDE,
+    adaptive: AdaptiveParams = _ADAPTIVE,
     operations: tuple[str, ...] | None = None,
     hash_input_bytes: tuple[int, ...] = HASH_INPUT_BYTES,
     profile: bool = True,
-    profile_params: ProfileParams = ProfileParams(),
+    profile_params: ProfileParams = _PROFILE,
     cpu: int | None = None,
     counter: str | None = None,
     nominal_hz: float | None = None,
