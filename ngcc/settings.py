@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_q",
     "measurements",
     "runner",
@@ -108,7 +109,7 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["measurements.api.throttling.AnonymousClientThrottle"],
     "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("NGCC_ANON_THROTTLE", "1000/minute")},
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
@@ -119,6 +120,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Raw trials and every figure of the NGCC Perf pages.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and ReDoc are served from drf-spectacular-sidecar's static files (no CDN).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "KatStatusEnum": "measurements.models.KatStatus",
+        "CampaignStatusEnum": "measurements.models.Campaign.Status",
+    },
 }
 
 # django-q2: ORM broker by default, Redis when REDIS_URL is set.

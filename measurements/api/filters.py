@@ -25,8 +25,8 @@ from measurements.models import (
     ExternalSize,
     HashProfile,
     Instance,
-    KatStatus,
     KATResult,
+    KatStatus,
     Measurement,
     SizeAudit,
     SizeBasis,
@@ -280,7 +280,9 @@ class StrictOrderingFilter(drf_filters.OrderingFilter):
         params = request.query_params.get(self.ordering_param)
         if params:
             fields = [param.strip() for param in params.split(",")]
-            valid = {name for name, _label in self.get_valid_fields(queryset, view, {"request": request})}
+            valid = {
+                name for name, _label in self.get_valid_fields(queryset, view, {"request": request})
+            }
             bad = [f for f in fields if f.lstrip("-") not in valid]
             if bad:
                 raise ValidationError(

@@ -47,6 +47,10 @@ class TrialCursorPagination(CursorPagination):
 
     def decode_cursor(self, request):
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except Exception as exc:  # DRF raises NotFound for any undecodable cursor
             raise ValidationError({self.cursor_query_param: ["Invalid cursor."]}) from exc
+        position = cursor.position if cursor is not None else None
+        if position is not None and not (position.isdigit() and len(position) <= 18):
+            raise ValidationError({self.cursor_query_param: ["Invalid cursor."]})
+        return cursor

@@ -1,0 +1,1 @@
+"""The read-only REST API (`/api/v1/`): raw trials and every figure the pages show."""

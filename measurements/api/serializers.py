@@ -1,0 +1,345 @@
+"""Output serializers: natural keys (system key, submission key, instance label) next to ids.
+
+The API is read-only, so there are only output serializers; every related key they show is
+joined by the selectors (`measurements.selectors.api`), never fetched per row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from measurements.models import (
+    Build,
+    Campaign,
+    EvidenceFile,
+    ExternalSize,
+    HashProfile,
+    HashProfileCall,
+    Instance,
+    KATResult,
+    Measurement,
+    SizeAudit,
+    Submission,
+    System,
+)
+from measurements.selectors.api import TRIAL_FIELDS
+
+
+class SystemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = System
+        fields = [
+            "key",
+            "arch",
+            "arch_label",
+            "hostname",
+            "machine",
+            "description",
+            "environment",
+            "host_problems",
+            "registered_at",
+        ]
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    function = serializers.CharField(source="function_label", read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = [
+            "key",
+            "category",
+            "function",
+            "algorithm",
+            "niccs_url",
+            "spec_url",
+            "security_report_url",
+            "survey_verdict",
+            "survey_note",
+            "revision",
+            "manifest_sha256",
+        ]
+
+
+class InstanceSerializer(serializers.ModelSerializer):
+    submission = serializers.CharField(source="submission.key", read_only=True)
+
+    class Meta:
+        model = Instance
+        fields = [
+            "id",
+            "submission",
+            "label",
+            "api_instance",
+            "variant",
+            "security_target_bits",
+            "position",
+        ]
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    system = serializers.CharField(source="system.key", read_only=True)
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "key",
+            "system",
+            "source",
+            "status",
+            "started_utc",
+            "ended_utc",
+            "planning",
+            "environment",
+            "primary_cpu",
+            "host_problems",
+            "unfixed_host",
+            "history_note",
+            "created_at",
+        ]
+
+
+class _InstanceScopedSerializer(serializers.ModelSerializer):
+    """Natural keys of a row that belongs to one instance in one campaign."""
+
+    system = serializers.CharField(source="campaign.system.key", read_only=True)
+    campaign = serializers.CharField(source="campaign.key", read_only=True)
+    submission = serializers.CharField(source="instance.submission.key", read_only=True)
+    instance = serializers.CharField(source="instance.label", read_only=True)
+
+    KEY_FIELDS = ["id", "system", "campaign", "submission", "instance"]
+
+
+class BuildSerializer(_InstanceScopedSerializer):
+    class Meta:
+        model = Build
+        fields = _InstanceScopedSerializer.KEY_FIELDS + [
+            "flags",
+            "guide_result",
+            "kat_status",
+            "library_path",
+            "library_sha256",
+            "elf_load_bytes",
+            "kat_log_path",
+            "kat_log_sha256",
+            "kat_log",
+            "compiler",
+            "build_flags",
+            "warnings",
+            "submission_revision",
+        ]
+
+
+class KATResultSerializer(serializers.ModelSerializer):
+    system = serializers.CharField(source="build.campaign.system.key", read_only=True)
+    campaign = serializers.CharField(source="build.campaign.key", read_only=True)
+    submission = serializers.CharField(source="build.instance.submission.key", read_only=True)
+    instance = serializers.CharField(source="build.instance.label", read_only=True)
+
+    class Meta:
+        model = KATResult
+        fields = [
+            "id",
+            "build",
+            "system",
+            "campaign",
+            "submission",
+            "instance",
+            "kind",
+            "status",
+            "first_difference",
+            "output_sha256",
+            "reference_sha256",
+            "manifest_line",
+            "evidence",
+        ]
+
+
+class MeasurementSerializer(_InstanceScopedSerializer):
+    trials_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Measurement
+        fields = _InstanceScopedSerializer.KEY_FIELDS + [
+            "operation",
+            "input_bytes",
+            "status",
+            "planner",
+            "plan",
+            "flags",
+            "build_flags",
+            "kat_status",
+            "disturbed_retries",
+            "started_utc",
+            "ended_utc",
+            "cpu",
+            "timing_scope",
+            "measurements",
+            "mean_cycles",
+            "mean_seconds",
+            "operations_per_second",
+            "median_trial_seconds",
+            "median_trial_cycles",
+            "min_trial_seconds",
+            "max_trial_seconds",
+            "throughput_mb_per_second",
+            "sample_median_cycles",
+            "sample_q1_cycles",
+            "sample_q3_cycles",
+            "sample_ci95_low_cycles",
+            "sample_ci95_high_cycles",
+            "baseline_rss_bytes",
+            "peak_rss_bytes",
+            "stack_high_water_bytes",
+            "sizes",
+            "kex",
+            "counter",
+            "environment",
+            "evidence",
+            "trials_url",
+        ]
+
+    @extend_schema_field(serializers.CharField())
+    def get_trials_url(self, obj: Measurement) -> str:
+        return f"{reverse('api:trial-list')}?measurement={obj.pk}"
+
+
+# CSV columns of a measurement: the scalar figures (JSON objects are left to the JSON output,
+# except the plan, which says how the figures were obtained).
+MEASUREMENT_CSV_COLUMNS: list[str] = [
+    f
+    for f in MeasurementSerializer.Meta.fields
+    if f not in {"environment", "kex", "counter", "trials_url"}
+]
+
+
+class TrialSerializer(serializers.Serializer):
+    """One raw trial. Rows come as dictionaries from `selectors.api.trial_list`."""
+
+    id = serializers.IntegerField()
+    measurement = serializers.IntegerField(help_text="Measurement id.")
+    system = serializers.CharField()
+    campaign = serializers.CharField()
+    submission = serializers.CharField()
+    instance = serializers.CharField()
+    operation = serializers.CharField()
+    input_bytes = serializers.IntegerField()
+    index = serializers.IntegerField()
+    process_index = serializers.IntegerField()
+    measurements = serializers.IntegerField(help_text="Timed calls in this trial.")
+    seconds = serializers.FloatField()
+    cycles = serializers.IntegerField()
+    counter = serializers.CharField()
+    cpu = serializers.IntegerField(allow_null=True)
+    disturbed = serializers.BooleanField()
+    batch_calls = serializers.IntegerField(allow_null=True)
+    samples = serializers.ListField(child=serializers.FloatField())
+    created_at = serializers.DateTimeField()
+
+    def to_representation(self, instance: dict[str, Any]) -> dict[str, Any]:
+        # Rows are already plain values of the declared types: copy them in field order
+        # (datetimes as ISO 8601 like DRF), without DRF's per-field machinery (fast path).
+        row = {name: instance[name] for name in TRIAL_FIELDS}
+        created = row["created_at"]
+        if created is not None:
+            row["created_at"] = _iso(created)
+        return row
+
+
+def _iso(value: Any) -> str:
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+# CSV columns of a trial: every field but the per-batch samples (a list).
+TRIAL_CSV_COLUMNS: list[str] = [f for f in TRIAL_FIELDS if f != "samples"]
+
+
+class HashProfileCallSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = HashProfileCall
+        fields = ["position", "fn", "in_bits", "out_bits", "calls", "ticks"]
+
+
+class HashProfileSerializer(_InstanceScopedSerializer):
+    calls = HashProfileCallSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = HashProfile
+        fields = _InstanceScopedSerializer.KEY_FIELDS + [
+            "operation",
+            "input_bytes",
+            "status",
+            "tick_source",
+            "tick_hz",
+            "warmups",
+            "total_operations",
+            "total_ticks",
+            "share",
+            "hash_share",
+            "drng_share",
+            "evidence",
+            "calls",
+        ]
+
+
+class ExternalSizeSerializer(serializers.ModelSerializer):
+    submission = serializers.CharField(source="candidate", read_only=True)
+    instance = serializers.CharField(source="instance_label", read_only=True)
+
+    class Meta:
+        model = ExternalSize
+        fields = [
+            "id",
+            "submission",
+            "instance",
+            "public_key_bytes",
+            "ciphertext_bytes",
+            "signature_bytes",
+            "basis",
+        ]
+
+
+class SizeAuditSerializer(serializers.ModelSerializer):
+    submission = serializers.CharField(source="instance.submission.key", read_only=True)
+    instance = serializers.CharField(source="instance.label", read_only=True)
+
+    class Meta:
+        model = SizeAudit
+        fields = [
+            "id",
+            "submission",
+            "instance",
+            "field",
+            "api_bytes",
+            "catalog_bytes",
+            "basis",
+            "agrees",
+        ]
+
+
+class EvidenceFileSerializer(serializers.ModelSerializer):
+    system = serializers.CharField(source="campaign.system.key", read_only=True)
+    campaign = serializers.CharField(source="campaign.key", read_only=True)
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EvidenceFile
+        fields = [
+            "id",
+            "system",
+            "campaign",
+            "relative_path",
+            "kind",
+            "sha256",
+            "size",
+            "download_url",
+        ]
+
+    @extend_schema_field(serializers.CharField())
+    def get_download_url(self, obj: EvidenceFile) -> str:
+        return reverse("api:evidence-download", kwargs={"pk": obj.pk})
