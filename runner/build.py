@@ -39,17 +39,38 @@ _PERMISSIVE = [
     "-Wno-error=implicit-int",
 ]
 FLAG_SETS: dict[str, list[str]] = {
-    "guide": ["-std=c99", "-Wpedantic", "-Wall", "-Wextra", "-O2", "-fPIC", "-D_GNU_SOURCE",
-              *_PERMISSIVE],
-    "harness-default": ["-std=gnu11", "-O2", "-fPIC", "-fwrapv", "-fno-strict-aliasing",
-                        "-fno-omit-frame-pointer", "-D_GNU_SOURCE"],
+    "guide": [
+        "-std=c99",
+        "-Wpedantic",
+        "-Wall",
+        "-Wextra",
+        "-O2",
+        "-fPIC",
+        "-D_GNU_SOURCE",
+        *_PERMISSIVE,
+    ],
+    "harness-default": [
+        "-std=gnu11",
+        "-O2",
+        "-fPIC",
+        "-fwrapv",
+        "-fno-strict-aliasing",
+        "-fno-omit-frame-pointer",
+        "-D_GNU_SOURCE",
+    ],
 }
 #: C++ sources get the same flags with the C standard replaced.
 CXX_STD = {"guide": "-std=c++17", "harness-default": "-std=gnu++17"}
 LINK_FLAGS = ["-shared", "-Wl,-Bsymbolic", "-Wl,--no-undefined"]
 
-COMPILE_LIMITS = Limits(address_space_bytes=8 << 30, cpu_seconds=600, wall_seconds=900,
-                        file_size_bytes=2 << 30, processes=64, output_bytes=256 << 10)
+COMPILE_LIMITS = Limits(
+    address_space_bytes=8 << 30,
+    cpu_seconds=600,
+    wall_seconds=900,
+    file_size_bytes=2 << 30,
+    processes=64,
+    output_bytes=256 << 10,
+)
 _WARNING = re.compile(r"^.*\bwarning:.*$", re.MULTILINE)
 
 
@@ -89,7 +110,9 @@ class BuildResult:
 
     @property
     def commands(self) -> list[list[str]]:
-        return [s.command for s in self.sources] + ([self.link_command] if self.link_command else [])
+        return [s.command for s in self.sources] + (
+            [self.link_command] if self.link_command else []
+        )
 
     @property
     def warnings(self) -> list[str]:
@@ -202,8 +225,9 @@ def _prepare(
     )
     for src in instance.sources:
         obj = bdir / "obj" / _object_name(manifest, src)
-        cmd = compile_command(src, obj, flags_label=flags_label, extra=result.include_flags,
-                              compiler=compiler)
+        cmd = compile_command(
+            src, obj, flags_label=flags_label, extra=result.include_flags, compiler=compiler
+        )
         result.sources.append(
             SourceRecord(manifest.rel(src), sha256_file(src), str(obj), cmd, None)
         )
@@ -215,12 +239,20 @@ def _prepare(
     }
     shim_obj = bdir / "obj" / "ngcc_shim.o"
     shim_cmd = compile_command(
-        SHIM_SOURCE, shim_obj, flags_label=flags_label,
-        extra=[f'-D{k}="{v}"' for k, v in meta.items()], compiler=compiler,
+        SHIM_SOURCE,
+        shim_obj,
+        flags_label=flags_label,
+        extra=[f'-D{k}="{v}"' for k, v in meta.items()],
+        compiler=compiler,
     )
     result.sources.append(
-        SourceRecord("<harness>/native/shim/ngcc_shim.c", sha256_file(SHIM_SOURCE),
-                     str(shim_obj), shim_cmd, None)
+        SourceRecord(
+            "<harness>/native/shim/ngcc_shim.c",
+            sha256_file(SHIM_SOURCE),
+            str(shim_obj),
+            shim_cmd,
+            None,
+        )
     )
     return result
 
@@ -241,8 +273,13 @@ def _link(result: BuildResult, compiler: str) -> None:
     lib = result.build_dir / f"lib{result.label}.so"
     linker = "g++" if any(s.path.endswith((".cc", ".cpp")) for s in result.sources) else compiler
     result.link_command = [
-        linker, *LINK_FLAGS, f"-Wl,--version-script={VERSION_SCRIPT}", "-o", str(lib),
-        *map(str, objs), *result.link_libs,
+        linker,
+        *LINK_FLAGS,
+        f"-Wl,--version-script={VERSION_SCRIPT}",
+        "-o",
+        str(lib),
+        *map(str, objs),
+        *result.link_libs,
     ]
     rc, result.link_stderr = run_compile(result.link_command, result.build_dir)
     if rc != 0:
@@ -306,6 +343,10 @@ def build_instance(
 ) -> BuildResult:
     """Build ``lib<label>.so`` for one instance (see :func:`build_instances`)."""
     return build_instances(
-        manifest, [instance], flags_label=flags_label, build_root=build_root, jobs=jobs,
+        manifest,
+        [instance],
+        flags_label=flags_label,
+        build_root=build_root,
+        jobs=jobs,
         compiler=compiler,
     )[0]

@@ -36,14 +36,29 @@ from runner.manifest import Instance, KatDigest, Manifest
 from runner.sandbox import Limits, Outcome, SandboxResult, run_sandboxed
 
 FUNCTIONAL_CHECK = Path(__file__).resolve().with_name("functional_check.py")
-DRIVER_EXIT = {256 - 3: "an operation returned non-zero (exit -3)",
-               256 - 5: "decapsulation/verification disagrees (exit -5)"}
+DRIVER_EXIT = {
+    256 - 3: "an operation returned non-zero (exit -3)",
+    256 - 5: "decapsulation/verification disagrees (exit -5)",
+}
 
 REQUIRED_SYMBOLS = {
-    "kem": ("kem_get_pk_len_bytes", "kem_get_sk_len_bytes", "kem_get_ct_len_bytes",
-            "kem_get_ss_len_bytes", "kem_keygen", "kem_enc", "kem_dec"),
-    "sign": ("sig_get_pk_len_bytes", "sig_get_sk_len_bytes", "sig_get_sn_len_bytes",
-             "sig_keygen", "sig_sign", "sig_verify"),
+    "kem": (
+        "kem_get_pk_len_bytes",
+        "kem_get_sk_len_bytes",
+        "kem_get_ct_len_bytes",
+        "kem_get_ss_len_bytes",
+        "kem_keygen",
+        "kem_enc",
+        "kem_dec",
+    ),
+    "sign": (
+        "sig_get_pk_len_bytes",
+        "sig_get_sk_len_bytes",
+        "sig_get_sn_len_bytes",
+        "sig_keygen",
+        "sig_sign",
+        "sig_verify",
+    ),
     "hash": ("CryptHash",),
     "kex": (),
 }
@@ -63,7 +78,9 @@ class KatStatus(StrEnum):
     BUILDFAIL = "BUILDFAIL"
 
 
-def canonical_kat_text(text: str | bytes, *, nolen: bool = False, records: int | None = None) -> str:
+def canonical_kat_text(
+    text: str | bytes, *, nolen: bool = False, records: int | None = None
+) -> str:
     """CR removed, trailing blanks removed, empty lines dropped, each line ended by LF;
     ``nolen`` drops ``*_Len = …`` lines, ``records`` keeps the first N records."""
     if isinstance(text, bytes):
@@ -183,23 +200,34 @@ def functional_check(
     limits: Limits | None = None,
 ) -> FunctionalResult:
     """Round-trip the library in a sandboxed child Python (cffi, guard bytes)."""
-    argv = [sys.executable, "-I", str(FUNCTIONAL_CHECK), str(library), category,
-            "--digest-bits", str(digest_bits or 256)]
+    argv = [
+        sys.executable,
+        "-I",
+        str(FUNCTIONAL_CHECK),
+        str(library),
+        category,
+        "--digest-bits",
+        str(digest_bits or 256),
+    ]
     res = run_sandboxed(argv, limits=limits or Limits(wall_seconds=300, cpu_seconds=300))
     if res.status is Outcome.OK:
         try:
             data = json.loads(res.stdout.strip().splitlines()[-1])
             return FunctionalResult(
-                status=data["status"], detail=data.get("detail", ""),
-                sizes=data.get("sizes", {}), timings_ms=data.get("timings_ms", {}),
+                status=data["status"],
+                detail=data.get("detail", ""),
+                sizes=data.get("sizes", {}),
+                timings_ms=data.get("timings_ms", {}),
                 sandbox=res.describe(),
             )
         except (ValueError, IndexError, KeyError):
-            return FunctionalResult("CRASH", f"unreadable output: {res.stdout[-200:]!r}",
-                                    sandbox=res.describe())
+            return FunctionalResult(
+                "CRASH", f"unreadable output: {res.stdout[-200:]!r}", sandbox=res.describe()
+            )
     status = "TIMEOUT" if res.status is Outcome.TIMEOUT else "CRASH"
-    return FunctionalResult(status, f"functional check {res.describe()}; {res.stderr[-300:]}",
-                            sandbox=res.describe())
+    return FunctionalResult(
+        status, f"functional check {res.describe()}; {res.stderr[-300:]}", sandbox=res.describe()
+    )
 
 
 def _compare(result: KatResult, manifest: Manifest, instance: Instance, output: Path) -> None:
@@ -241,15 +269,25 @@ def run_kat(
     functional: bool = True,
 ) -> KatResult:
     """Link, run and compare the KAT of one built instance; writes ``kat/<label>.log``."""
-    result = KatResult(manifest.candidate, instance.label, instance.name, build.flags_label,
-                       KatStatus.BUILDFAIL)
+    result = KatResult(
+        manifest.candidate, instance.label, instance.name, build.flags_label, KatStatus.BUILDFAIL
+    )
     kat_dir = build.build_dir / "kat"
     shutil.rmtree(kat_dir, ignore_errors=True)
     (kat_dir / "run" / "output").mkdir(parents=True)
     notes: list[str] = []
     try:
-        _run_kat_steps(result, manifest, instance, build, kat_dir, notes,
-                       timeout or instance.kat_timeout, limits, functional)
+        _run_kat_steps(
+            result,
+            manifest,
+            instance,
+            build,
+            kat_dir,
+            notes,
+            timeout or instance.kat_timeout,
+            limits,
+            functional,
+        )
     finally:
         _write_log(result, manifest, instance, build, kat_dir, notes)
     return result
@@ -269,8 +307,9 @@ def _run_kat_steps(
     if not build.ok or build.library is None:
         result.status, result.detail = KatStatus.BUILDFAIL, build.error
         return
-    missing = [s for s in REQUIRED_SYMBOLS[manifest.category]
-               if s not in exported_symbols(build.library)]
+    missing = [
+        s for s in REQUIRED_SYMBOLS[manifest.category] if s not in exported_symbols(build.library)
+    ]
     if missing:
         result.status = KatStatus.LOADFAIL
         result.detail = f"library does not export {', '.join(missing)}"
@@ -279,10 +318,21 @@ def _run_kat_steps(
         result.status, result.detail = KatStatus.NOKAT, "no KAT driver found"
     else:
         driver_obj, exe = kat_dir / "driver.o", kat_dir / f"KAT_{instance.label}"
-        cmd = compile_command(instance.kat_driver, driver_obj, flags_label=build.flags_label,
-                              extra=build.include_flags, compiler=build.compiler)
-        link = [build.compiler, "-o", str(exe), str(driver_obj), *map(str, build.objects),
-                *build.link_libs]
+        cmd = compile_command(
+            instance.kat_driver,
+            driver_obj,
+            flags_label=build.flags_label,
+            extra=build.include_flags,
+            compiler=build.compiler,
+        )
+        link = [
+            build.compiler,
+            "-o",
+            str(exe),
+            str(driver_obj),
+            *map(str, build.objects),
+            *build.link_libs,
+        ]
         for step in (cmd, link):
             notes.append("$ " + " ".join(step))
             rc, err = run_compile(step, kat_dir)
@@ -294,9 +344,14 @@ def _run_kat_steps(
                 return
         run = run_sandboxed([str(exe)], cwd=kat_dir / "run", limits=_kat_limits(timeout, limits))
         result.stdout, result.stderr = run.stdout, run.stderr
-        result.run = {"status": run.status.value, "detail": run.detail,
-                      "returncode": run.returncode, "signal": run.signal,
-                      "wall_seconds": round(run.wall_seconds, 3), "limits": run.limits}
+        result.run = {
+            "status": run.status.value,
+            "detail": run.detail,
+            "returncode": run.returncode,
+            "signal": run.signal,
+            "wall_seconds": round(run.wall_seconds, 3),
+            "limits": run.limits,
+        }
         failed = _status_of_run(run)
         if failed:
             result.status, result.detail = failed
@@ -307,9 +362,12 @@ def _run_kat_steps(
             return
         _compare(result, manifest, instance, output)
     if functional and result.status in (KatStatus.PASS, KatStatus.NOKAT, KatStatus.MISMATCH):
-        fc = functional_check(build.library, category=manifest.category,
-                              digest_bits=instance.digest_bits, limits=limits and
-                              limits.but(wall_seconds=max(timeout, 60)))
+        fc = functional_check(
+            build.library,
+            category=manifest.category,
+            digest_bits=instance.digest_bits,
+            limits=limits and limits.but(wall_seconds=max(timeout, 60)),
+        )
         result.functional = fc
         if fc.status not in ("PASS", "SKIPPED") and result.status is not KatStatus.MISMATCH:
             result.status = KatStatus(fc.status)
@@ -339,12 +397,23 @@ def _write_log(
     head.update({k: str(v) for k, v in (fc.sizes if fc else {}).items()})
     lines = [f"{k:<11} = {v}" for k, v in head.items()]
     if fc and fc.timings_ms:
-        lines.append("timing  " + "  ".join(f"{k} {v:.3f} ms" for k, v in fc.timings_ms.items())
-                     + " (functional check, last call)")
+        lines.append(
+            "timing  "
+            + "  ".join(f"{k} {v:.3f} ms" for k, v in fc.timings_ms.items())
+            + " (functional check, last call)"
+        )
     lines += notes
     if result.run:
-        lines.append(f"run    {result.run['status']} {result.run['detail']}".rstrip()
-                     + f" ({result.run['wall_seconds']} s)")
+        lim = result.run["limits"]
+        lines.append(
+            f"limits address_space={lim['address_space_bytes']} cpu={lim['cpu_seconds']} s "
+            f"file_size={lim['file_size_bytes']} processes=+{lim['processes']} "
+            f"wall={lim['wall_seconds']} s"
+        )
+        lines.append(
+            f"run    {result.run['status']} {result.run['detail']}".rstrip()
+            + f" ({result.run['wall_seconds']} s)"
+        )
     for name, text in (("stdout", result.stdout), ("stderr", result.stderr)):
         if text.strip():
             lines.append(f"{name}:")
@@ -356,8 +425,10 @@ def _write_log(
         lines.append(f"reference {result.reference}")
     if fc:
         lines.append(f"functional {fc.status} {fc.detail}".rstrip())
-    lines.append(f"RESULT {manifest.candidate} {instance.label} {result.status.value} "
-                 f"{result.detail}".rstrip())
+    lines.append(
+        f"RESULT {manifest.candidate} {instance.label} {result.status.value} "
+        f"{result.detail}".rstrip()
+    )
     log = kat_dir / f"{instance.label}.log"
     log.write_text("\n".join(lines) + "\n")
     result.log_path = log
@@ -394,8 +465,9 @@ def check_instance(
     """Build with ``guide``; on a failed build or KAT, retry with ``harness-default``."""
     check = InstanceCheck(instance.label, [], [])
     for flags in ("guide", "harness-default") if fallback else ("guide",):
-        build = build_instance(manifest, instance, flags_label=flags, build_root=build_root,
-                               jobs=jobs)
+        build = build_instance(
+            manifest, instance, flags_label=flags, build_root=build_root, jobs=jobs
+        )
         kat = run_kat(manifest, instance, build, timeout=timeout, limits=limits)
         check.builds.append(build)
         check.kats.append(kat)

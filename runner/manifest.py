@@ -217,9 +217,7 @@ def _select_sources(
     explicit = _strs(spec.get("sources"), f"{where}.sources")
     if explicit:
         rel_dir = inst_dir.relative_to(root)
-        chosen = [
-            confine(root, (rel_dir / s).as_posix(), f"{where}.sources") for s in explicit
-        ]
+        chosen = [confine(root, (rel_dir / s).as_posix(), f"{where}.sources") for s in explicit]
     else:
         chosen = default_sources(inst_dir, root, f"{where}.dir")
     includes = _strs(spec.get("include"), f"{where}.include")
@@ -229,8 +227,9 @@ def _select_sources(
             raise ManifestError(f"{where}.include: pattern {pattern!r} leaves the instance dir")
         for path in sorted(inst_dir.glob(pattern)):
             rel = path.relative_to(inst_dir).as_posix()
-            resolved = confine(root, (inst_dir.relative_to(root) / rel).as_posix(),
-                               f"{where}.include")
+            resolved = confine(
+                root, (inst_dir.relative_to(root) / rel).as_posix(), f"{where}.include"
+            )
             if resolved not in chosen:
                 chosen.append(resolved)
     if excludes:
@@ -301,7 +300,8 @@ def _instance(
         for d in (inst_dir, api_dir):
             if d is not None and (d / KAT_DRIVERS[category]).is_file():
                 kat_driver = confine(
-                    root, (d / KAT_DRIVERS[category]).relative_to(root).as_posix(),
+                    root,
+                    (d / KAT_DRIVERS[category]).relative_to(root).as_posix(),
                     f"{where}.kat_driver",
                 )
                 break
@@ -390,8 +390,7 @@ def load_manifest(path: Path | str, *, root: Path | str | None = None) -> Manife
     if not isinstance(raw_instances, list) or not raw_instances:
         raise ManifestError("instance: at least one [[instance]] table is required")
     instances = tuple(
-        _instance(base, category, api_dir, defaults, raw, i)
-        for i, raw in enumerate(raw_instances)
+        _instance(base, category, api_dir, defaults, raw, i) for i, raw in enumerate(raw_instances)
     )
     labels = [i.label for i in instances]
     if len(set(labels)) != len(labels):

@@ -189,10 +189,20 @@ def run_sandboxed(
             )
         except (OSError, subprocess.SubprocessError) as exc:
             return SandboxResult(
-                argv, str(workdir), Outcome.SPAWNFAIL, None, None, "", str(exc),
-                time.monotonic() - started, detail=f"cannot start: {exc}",
+                argv,
+                str(workdir),
+                Outcome.SPAWNFAIL,
+                None,
+                None,
+                "",
+                str(exc),
+                time.monotonic() - started,
+                detail=f"cannot start: {exc}",
             )
-        readers = [_Reader(proc.stdout, limits.output_bytes), _Reader(proc.stderr, limits.output_bytes)]
+        readers = [
+            _Reader(proc.stdout, limits.output_bytes),
+            _Reader(proc.stderr, limits.output_bytes),
+        ]
         for r in readers:
             r.start()
         if stdin is not None:

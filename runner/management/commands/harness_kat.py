@@ -1,0 +1,128 @@
+"""``manage.py harness_kat MANIFEST``: build, run the KATs and the functional check.
+
+Works without a database.  With ``--campaign KEY`` the builds and KAT results
+are also recorded through ``measurements.services.recording`` (the campaign
+must exist).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from runner.kat import InstanceCheck, check_instance
+from runner.manifest import Manifest, ManifestError, load_manifest
+
+
+def record_check(*, campaign_key: str, manifest: Manifest, check: InstanceCheck) -> None:
+    """Store the final build and its KAT/functional results for one instance."""
+    from measurements.models import Campaign
+    from measurements.services.evidence import EvidenceConflict, evidence_store
+    from measurements.services.recording import (
+        build_record,
+        instance_get_or_create,
+        kat_result_record,
+    )
+
+    campaign = Campaign.objects.get(key=campaign_key)
+    build, kat = check.build, check.final
+    instance, _ = instance_get_or_create(
+        candidate=manifest.candidate,
+        label=check.label,
+        api_instance=kat.instance,
+        variant=manifest.variant,
+    )
+    log_bytes = kat.log_path.read_bytes() if kat.log_path else b""
+    rel = f"kat/{manifest.candidate}/{check.label}.log"
+    try:
+        evidence, _ = evidence_store(
+            campaign=campaign, relative_path=rel, kind="kat_log", content=log_bytes
+        )
+    except EvidenceConflict:  # a re-run: keep both logs, the new one under its digest
+        rel = f"kat/{manifest.candidate}/{check.label}-{kat.log_sha256[:16]}.log"
+        evidence, _ = evidence_store(
+            campaign=campaign, relative_path=rel, kind="kat_log", content=log_bytes
+        )
+    row, _ = build_record(
+        campaign=campaign,
+        instance=instance,
+        flags=build.flags_label,
+        kat_status=kat.status.value,
+        guide_result=kat.guide_result or "",
+        library_path=f"{manifest.candidate}/lib/lib{check.label}.so",
+        library_sha256=build.library_sha256,
+        elf_load_bytes=build.elf_load_bytes,
+        kat_log_path=rel,
+        kat_log_sha256=kat.log_sha256,
+        kat_log=evidence,
+        compiler=build.compiler_version,
+        build_flags=build.build_flags,
+        commands=build.commands,
+        sources=[{"path": s.path, "sha256": s.sha256} for s in build.sources],
+        warnings="\n".join(build.warnings),
+        log=build.error,
+    )
+    kat_result_record(
+        build=row,
+        kind="official",
+        status=kat.status.value,
+        first_difference=kat.first_difference or "",
+        output_sha256=kat.output_sha256 or "",
+        reference_sha256=(kat.reference.split()[0] if " " in kat.reference else ""),
+        manifest_line=kat.output_manifest or "",
+        log=log_bytes.decode(errors="replace"),
+        evidence=evidence,
+    )
+    if kat.functional is not None:
+        fc = kat.functional
+        status = fc.status if fc.status != "SKIPPED" else "NOKAT"
+        kat_result_record(build=row, kind="functional", status=status, log=fc.detail)
+
+
+class Command(BaseCommand):
+    help = "Build each instance (guide, then harness-default on failure) and check its KAT."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("manifest", type=Path)
+        parser.add_argument("--root", type=Path, help="submission root (default: from manifest)")
+        parser.add_argument("--build-root", type=Path, default=Path("var/build"))
+        parser.add_argument("--jobs", type=int, default=2)
+        parser.add_argument("--instance", action="append", help="only these labels")
+        parser.add_argument("--timeout", type=float, help="override each KAT's time limit (s)")
+        parser.add_argument(
+            "--no-fallback", action="store_true", help="do not retry with harness-default flags"
+        )
+        parser.add_argument("--campaign", help="record results in this campaign (by key)")
+
+    def handle(self, *args: object, **opts: object) -> None:
+        try:
+            manifest = load_manifest(opts["manifest"], root=opts["root"])
+        except ManifestError as exc:
+            raise CommandError(f"manifest rejected: {exc}") from exc
+        instances = [
+            i for i in manifest.instances if not opts["instance"] or i.label in opts["instance"]
+        ]
+        self.stdout.write(f"{manifest.candidate}: {len(instances)} instance(s)")
+        counts: dict[str, int] = {}
+        for n, inst in enumerate(instances, 1):
+            self.stdout.write(f"[{n}/{len(instances)}] {inst.label} ...")
+            check = check_instance(
+                manifest,
+                inst,
+                build_root=opts["build_root"],
+                jobs=opts["jobs"],
+                fallback=not opts["no_fallback"],
+                timeout=opts["timeout"],
+            )
+            for kat in check.kats:
+                self.stdout.write(
+                    f"    {kat.flags_label:<16} {kat.status.value:<10} {kat.detail}".rstrip()
+                )
+            final = check.final
+            self.stdout.write(f"  => {final.status.value}  log {final.log_path}")
+            counts[final.status.value] = counts.get(final.status.value, 0) + 1
+            if opts["campaign"]:
+                record_check(campaign_key=opts["campaign"], manifest=manifest, check=check)
+                self.stdout.write(f"     recorded in campaign {opts['campaign']}")
+        self.stdout.write(", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
