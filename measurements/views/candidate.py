@@ -1,0 +1,21 @@
+"""The per-candidate performance page of one system."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from measurements.charts import log_bar_chart
+from measurements.selectors.candidate_page import candidate_page
+
+
+def candidate(request: HttpRequest, system_key: str, submission_key: str) -> HttpResponse:
+    page = candidate_page(system_key, submission_key)
+    charts = [log_bar_chart(page.cycles_chart)]
+    if page.systems_chart is not None:
+        charts.append(log_bar_chart(page.systems_chart))
+    return render(
+        request,
+        "measurements/candidate/page.html",
+        {"page": page, "charts": [c for c in charts if c]},
+    )
