@@ -60,6 +60,24 @@ class DateTimeFilter(df.IsoDateTimeFilter):
     field_class = SafeDateTimeField
 
 
+class StrictBooleanField(forms.ChoiceField):
+    """``true``/``false`` (or ``1``/``0``); anything else is a validation error, not ignored."""
+
+    VALUES = {"true": True, "1": True, "false": False, "0": False}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["choices"] = [(v, v) for v in self.VALUES]
+        super().__init__(*args, **kwargs)
+
+    def clean(self, value: Any) -> bool | None:
+        value = super().clean(value.lower() if isinstance(value, str) else value)
+        return self.VALUES.get(value) if value not in (None, "") else None
+
+
+class BoolFilter(df.BooleanFilter):
+    field_class = StrictBooleanField
+
+
 class IntFilter(df.NumberFilter):
     """A non-negative integer that fits a database big integer (no overflow errors)."""
 
@@ -198,7 +216,7 @@ class TrialFilter(df.FilterSet):
     operation = df.CharFilter(field_name="measurement__operation")
     input_bytes = IntFilter(field_name="measurement__input_bytes")
     kat_status = _kat_status("measurement__kat_status")
-    disturbed = df.BooleanFilter()
+    disturbed = BoolFilter()
     started_after = DateTimeFilter(field_name="measurement__started_utc", lookup_expr="gte")
     started_before = DateTimeFilter(field_name="measurement__started_utc", lookup_expr="lt")
 
@@ -235,7 +253,7 @@ class SizeAuditFilter(df.FilterSet):
         choices=[(f, f) for f in ("public_key", "ciphertext", "signature")],
         help_text="public_key, ciphertext or signature.",
     )
-    agrees = df.BooleanFilter()
+    agrees = BoolFilter()
 
     class Meta:
         model = SizeAudit
