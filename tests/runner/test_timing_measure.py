@@ -1,0 +1,160 @@
+"""The timing step on real processes with tiny plans."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from measurements.harness_records import parse_timing_record
+from measurements.stats import aggregates_from_trials
+from runner.sandbox import Limits, run_sandboxed
+from runner.timing import (
+    AdaptiveParams,
+    GuideParams,
+    build_driver,
+    measure_operation,
+    sandbox_runner,
+)
+from tests.native.fixtures.toy import build_toy
+
+TINY_GUIDE = GuideParams(trials=3, target_trial_s=0.02, min_total_calls=30)
+TINY_ADAPTIVE = AdaptiveParams(trial_target_s=0.01, budget_s=5.0, calibration_s=0.005)
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    base = tmp_path_factory.mktemp("measure")
+    return build_driver(out_dir=base / "bin"), build_toy(base / "toy").library
+
+
+def _record(m):
+    return m.to_record(candidate="kem-toy", label="toy-1", instance="TOY_1")
+
+
+def test_guide_plan_runs_fresh_pinned_processes_and_aggregates_recompute(toy):
+    driver, lib = toy
+    m = measure_operation(driver=driver, library=lib, operation="enc", guide=TINY_GUIDE, cpu=0)
+    assert m.error is None
+    assert m.plan["planner"] == "guide" and m.plan["trials"] == 3
+    assert len(m.runs) == 3 and len(m.processes) == 3  # one process per trial
+    for p in m.processes:
+        assert p["command"][p["command"].index("--cpu") + 1] == "0"
+        assert p["meta"]["pinned_cpu"] == 0
+        assert len(p["trials"]) == 1 and p["trials"][0]["cpu"] == 0
+    record = _record(m)
+    assert record["status"] == "complete"
+    assert record["measurements"] == 3 * m.plan["iterations_per_trial"]
+    assert record["counter"]["name"] and record["counter"]["hz"] > 0
+    assert record["counter"]["overhead_cycles"] >= 0
+    assert record["stack_high_water_bytes"] > 0
+    assert record["peak_rss_bytes"] >= record["baseline_rss_bytes"] > 0
+    st = record["sample_stats"]
+    assert st["count"] >= 3 * 16
+    assert st["ci95_low"] <= st["median"] <= st["ci95_high"]
+    assert st["q1"] <= st["median"] <= st["q3"]
+    # Every aggregate recomputes from the trials (and the shared parser agrees).
+    recomputed = aggregates_from_trials(parse_timing_record("r.json", record).trials)
+    for key, value in recomputed.as_dict().items():
+        assert record[key] == pytest.approx(value, rel=1e-12)
+    assert record["mean_cycles"] == pytest.approx(
+        sum(t["cycles"] for t in record["trials"]) / record["measurements"]
+    )
+
+
+def test_adaptive_plan_stops_on_precision(toy):
+    driver, lib = toy
+    m = measure_operation(
+        driver=driver, library=lib, operation="keygen", planner="adaptive", adaptive=TINY_ADAPTIVE
+    )
+    assert m.error is None
+    assert m.plan["stopped_by"] in ("precision", "budget")
+    assert len(m.runs) >= TINY_ADAPTIVE.min_trials
+    if m.plan["stopped_by"] == "precision":
+        assert m.ci95_half_width_relative <= 0.01
+    assert _record(m)["plan"]["planner"] == "adaptive"
+
+
+def test_adaptive_plan_respects_its_budget(toy):
+    driver, lib = toy
+    params = replace(TINY_ADAPTIVE, precision=1e-9, budget_s=0.5)
+    m = measure_operation(
+        driver=driver, library=lib, operation="enc", planner="adaptive", adaptive=params
+    )
+    assert m.plan["stopped_by"] == "budget"
+    assert m.wall_s < 0.5 + 1.0  # at most one trial past the check
+
+
+def test_refused_decapsulation_is_a_failed_measurement(toy):
+    driver, lib = toy
+
+    def bad_dec(argv, timeout_s):
+        return run_sandboxed(
+            argv, env={"NGCC_TOY_BAD_DEC": "1"}, limits=Limits(wall_seconds=timeout_s)
+        )
+
+    m = measure_operation(
+        driver=driver, library=lib, operation="dec", guide=TINY_GUIDE, run=bad_dec
+    )
+    assert "shared secret mismatch" in m.error
+    assert m.runs == [] and len(m.processes) == 1
+    record = _record(m)
+    assert record["status"] == "failed" and record["trials"] == []
+    assert record["processes"][0]["exit_code"] == 2
+    assert parse_timing_record("r.json", record).status == "failed"
+
+
+def _as_core_cycles(scale_calls: set[int]):
+    """Real runs, relabelled as a core-cycle counter; selected processes run 'slow'."""
+    real = sandbox_runner()
+    seen = {"n": 0}
+
+    def run(argv, timeout_s):
+        res = real(argv, timeout_s)
+        seen["n"] += 1
+        out = json.loads(res.stdout)
+        out["counter"]["name"] = "perf_cycles"
+        if seen["n"] in scale_calls:
+            for t in out["trials"]:
+                t["cycles"] //= 2
+                t["samples"] = [s // 2 for s in t["samples"]]
+        res.stdout = json.dumps(out)
+        return res
+
+    return run
+
+
+def test_disturbed_trial_is_rerun_counted_and_recorded(toy):
+    driver, lib = toy
+    hz = json.loads(sandbox_runner()([str(driver), str(lib), "keygen"], 60).stdout)["counter"]
+    m = measure_operation(
+        driver=driver,
+        library=lib,
+        operation="keygen",
+        guide=TINY_GUIDE,
+        nominal_hz=hz["hz"] * 0.99,
+        run=_as_core_cycles({2}),  # call 1 = calibration
+    )
+    record = _record(m)
+    assert record["disturbed_retries"] == 1
+    first = record["processes"][0]
+    assert first["disturbed_retries"] == 1 and len(first["disturbed_trials"]) == 1
+    assert len(record["trials"]) == 3
+    assert not any(t.get("disturbed") for t in record["trials"])
+
+
+def test_disturbed_retries_are_bounded(toy):
+    driver, lib = toy
+    m = measure_operation(
+        driver=driver,
+        library=lib,
+        operation="keygen",
+        guide=replace(TINY_GUIDE, trials=1),
+        nominal_hz=1e15,
+        run=_as_core_cycles(set()),
+        max_disturbed_retries=2,
+    )
+    record = _record(m)
+    assert record["disturbed_retries"] == 2
+    assert record["trials"][0]["disturbed"] is True

@@ -1,0 +1,85 @@
+"""Planning arithmetic (no processes)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from runner.timing import (
+    AdaptiveParams,
+    GuideParams,
+    ci_half_width_relative,
+    is_disturbed,
+    plan_adaptive_trial,
+    plan_guide,
+    warmups_for,
+)
+
+
+def test_guide_targets_one_second_trials():
+    plan = plan_guide(call_s=1e-4)
+    assert plan.planner == "guide"
+    assert plan.trials == 5 and plan.iterations_per_trial == 10_000 and plan.warmups == 3
+    assert plan.batch_calls == 10_000 // 16
+    assert plan.separate_processes
+
+
+def test_guide_at_least_100_calls_and_at_most_20000_per_trial():
+    assert plan_guide(call_s=0.1).iterations_per_trial == 20  # 100 calls over 5 trials
+    assert plan_guide(call_s=1e-7).iterations_per_trial == 20_000
+
+
+def test_guide_900_s_cap_wins_over_the_100_call_minimum():
+    plan = plan_guide(call_s=24.7)
+    assert plan.iterations_per_trial == math.floor(900 / (5 * 24.7)) == 7
+    assert plan.warmups == 0
+    assert plan_guide(call_s=1000.0).iterations_per_trial == 1  # never below one call
+
+
+@pytest.mark.parametrize(("call_s", "warm"), [(0.01, 3), (0.0499, 3), (0.05, 1), (4.99, 1), (5, 0)])
+def test_guide_warmups_3_1_0(call_s, warm):
+    assert plan_guide(call_s=call_s).warmups == warm
+    assert warmups_for(call_s, GuideParams().warmup_rules, 0) == warm
+
+
+def test_guide_constants_are_parameters():
+    tiny = GuideParams(trials=2, target_trial_s=0.01, min_total_calls=4, max_calls_per_trial=50)
+    plan = plan_guide(call_s=1e-5, params=tiny)
+    assert plan.trials == 2 and plan.iterations_per_trial == 50
+    assert plan.estimated_s == pytest.approx(2 * (50 + 3) * 1e-5)
+
+
+def test_adaptive_trial_has_enough_calls_for_samples():
+    plan = plan_adaptive_trial(call_s=1.0)
+    assert plan.iterations_per_trial == AdaptiveParams().min_calls_per_trial
+    plan = plan_adaptive_trial(call_s=1e-5)
+    assert plan.iterations_per_trial == 10_000
+    assert plan.batch_calls == 10_000 // 32
+
+
+def _trial(samples, batch=1, counter="tsc", seconds=1.0, cycles=None):
+    return {
+        "samples": samples,
+        "batch_calls": batch,
+        "counter": counter,
+        "seconds": seconds,
+        "cycles": cycles if cycles is not None else sum(samples),
+        "measurements": len(samples) * batch,
+    }
+
+
+def test_ci_half_width_uses_per_call_samples():
+    tight = _trial([1000 + (i % 3) for i in range(64)], batch=10)
+    assert ci_half_width_relative([tight]) < 0.002
+    wide = _trial([1000 * (1 + i % 2) for i in range(16)])
+    assert ci_half_width_relative([wide]) > 0.2
+    assert ci_half_width_relative([_trial([5])]) == math.inf
+
+
+def test_disturbed_only_with_a_core_cycle_counter_and_a_nominal_clock():
+    slow = _trial([1], counter="perf_cycles", seconds=1.0, cycles=2_000_000_000)
+    assert is_disturbed(slow, nominal_hz=2.7e9)
+    assert not is_disturbed(slow, nominal_hz=2.0e9)
+    assert not is_disturbed(slow, nominal_hz=None)
+    assert not is_disturbed({**slow, "counter": "tsc"}, nominal_hz=2.7e9)
