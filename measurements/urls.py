@@ -1,11 +1,25 @@
 """Web UI routes. Global pages first, then /performance/<system>/… (method before candidates)."""
 
-from django.urls import path
+from django.urls import path, re_path
 
-from measurements.views import system
+from measurements.views import candidate, evidence, system
 
 app_name = "measurements"
 
 urlpatterns = [
     path("", system.performance_index, name="index"),
+    path("size-audit/", system.size_audit, name="size_audit"),
+    path("survey/", system.survey, name="survey"),
+    path("kat/", system.kat_overview, name="kat_overview"),
+    path("performance/<slug:system>/", system.system_summary, name="summary"),
+    path("performance/<slug:system>/method/", system.system_method, name="method"),
+    # Candidate pages: the submission key always has a category prefix (kem-29, sign-01, …).
+    re_path(
+        r"^performance/(?P<system_key>[\w.-]+)/"
+        r"(?P<submission_key>(?:kem|sign|kex|hash|iccs)-[\w.-]+)/$",
+        candidate.candidate,
+        name="candidate",
+    ),
+    path("evidence/<int:evidence_id>/", evidence.evidence_detail, name="evidence"),
+    path("evidence/<int:evidence_id>/raw/", evidence.evidence_raw, name="evidence_raw"),
 ]
