@@ -73,6 +73,7 @@ def measure_instance(
     cpu: int | None = None,
     counter: str | None = None,
     nominal_hz: float | None = None,
+    digest_bits: int | None = None,
     environment: dict[str, Any] | None = None,
     kat_status: str = "",
 ) -> InstanceMeasurement:
@@ -80,7 +81,8 @@ def measure_instance(
 
     Each operation is stored on its own (one transaction per record), so a failing operation
     leaves no partial rows and does not undo the others; a refused or failed operation is
-    stored as a failed record with its driver output as evidence.
+    stored as a failed record with its driver output as evidence.  ``digest_bits`` (hash
+    instances, from the manifest) is passed to the drivers.
     """
     if not build.ok or build.library is None:
         raise ValueError(f"{build.candidate}/{build.label}: not built ({build.error})")
@@ -89,6 +91,7 @@ def measure_instance(
     plan_inputs = [
         (op, n) for op in ops for n in (hash_input_bytes if category == "hash" else (0,))
     ]
+    extra = ("--digest-bits", str(digest_bits)) if digest_bits else ()
     result = InstanceMeasurement()
     call_seconds: dict[tuple[str, int], float] = {}
     for op, n in plan_inputs:
@@ -103,6 +106,7 @@ def measure_instance(
             cpu=cpu,
             counter=counter,
             nominal_hz=nominal_hz,
+            extra_args=extra,
         )
         record = measured.to_record(
             candidate=build.candidate,
@@ -134,7 +138,7 @@ def measure_instance(
             call_seconds=call_seconds,
             params=profile_params,
             cpu=cpu,
-            counter=None,
+            extra_args=extra,
         )
         result.errors += errors
     return result
@@ -148,7 +152,7 @@ def _profile_instance(
     call_seconds: dict[tuple[str, int], float],
     params: ProfileParams,
     cpu: int | None,
-    counter: str | None,
+    extra_args: tuple[str, ...],
 ) -> tuple[list[HashProfile], list[str]]:
     tools = build_profile_tools(out_dir=tools_dir)
     objects = [*build.objects, *([build.shim_object] if build.shim_object else [])]
@@ -169,7 +173,7 @@ def _profile_instance(
                 input_bytes=n,
                 params=params,
                 cpu=cpu,
-                counter=counter,
+                extra_args=extra_args,
             )
         except ProfileError as exc:
             errors.append(str(exc))

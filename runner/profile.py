@@ -174,6 +174,7 @@ def run_profile(
     counter: str | None = None,
     timeout_s: float = 300.0,
     limits: Limits | None = None,
+    extra_args: Sequence[str] = (),
 ) -> tuple[ProfileRun, list[str], str]:
     """Run ``ngcc-prof`` in the sandbox; returns (parsed run, command, stderr)."""
     argv = [
@@ -189,7 +190,7 @@ def run_profile(
         argv += ["--input-bytes", str(input_bytes)]
     if counter:
         argv += ["--counter", counter]
-    argv += [str(library), operation]
+    argv += [*extra_args, str(library), operation]
     res = run_sandboxed(argv, limits=(limits or Limits()).but(wall_seconds=timeout_s))
     try:
         run = parse_profile_output(res.stdout)
@@ -210,6 +211,7 @@ def profile_operation(
     params: ProfileParams = ProfileParams(),
     cpu: int | None = None,
     counter: str | None = None,
+    extra_args: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Profile one operation of a wrapped library; returns a profile dict (shared shape)."""
     n, warm = plan_profile(call_s=call_s, params=params)
@@ -224,6 +226,7 @@ def profile_operation(
         cpu=cpu,
         counter=counter,
         timeout_s=timeout,
+        extra_args=extra_args,
     )
     if run.status != "complete":
         raise ProfileError(f"{operation}: {run.error}")
