@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from measurements.models import Campaign, EvidenceFile, Submission
+from measurements.models import Campaign, EvidenceFile, Instance, Submission
 from measurements.services.evidence import sha256_hex
 from tests.factories import (
     BuildFactory,
@@ -71,7 +71,9 @@ def build_candidate(
     submission = SubmissionFactory(key=key, category=category, algorithm=f"{key.upper()} test")
     for i in range(instances):
         label = f"{key.upper()}-{i}"
-        instance = InstanceFactory(submission=submission, label=label, position=i)
+        instance = Instance.objects.filter(submission=submission, label=label).first()
+        if instance is None:
+            instance = InstanceFactory(submission=submission, label=label, position=i)
         log = _evidence(
             campaign, f"kat/{key}/{label}.log", "kat_log", f"RESULT {key} {label} PASS\n".encode()
         )
