@@ -164,7 +164,7 @@ def exported_symbols(path: Path) -> set[str]:
             s.name
             for s in dynsym.iter_symbols()
             if s.name
-            and s["st_shndx"] != "SHN_UNDEF"
+            and s["st_shndx"] not in ("SHN_UNDEF", "SHN_ABS")  # ABS: version node names
             and s["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK")
         }
 

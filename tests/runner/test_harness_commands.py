@@ -1,0 +1,67 @@
+"""The harness_build / harness_kat management commands (no database unless marked)."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_harness_build_prints_progress(tmp_path):
+    out = StringIO()
+    call_command("harness_build", str(EXAMPLES / "hash-ex1.toml"), build_root=tmp_path, stdout=out)
+    text = out.getvalue()
+    assert "hash-ex1: building 2 instance(s) with guide flags" in text
+    assert "2 built, 0 failed" in text
+    assert (tmp_path / "hash-ex1" / "guide" / "sha3-256-ex" / "libsha3-256-ex.so").is_file()
+
+
+def test_harness_kat_runs_without_a_database(tmp_path):
+    out = StringIO()
+    call_command(
+        "harness_kat",
+        str(EXAMPLES / "faulty" / "missing-symbol.toml"),
+        build_root=tmp_path,
+        no_fallback=True,
+        stdout=out,
+    )
+    assert "=> LOADFAIL" in out.getvalue() and "LOADFAIL 1" in out.getvalue()
+
+
+def test_hostile_manifest_is_rejected_before_anything_runs(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        '[candidate]\nid = "kem-t1"\ncategory = "kem"\nalgorithm = "t"\n'
+        '[[instance]]\nlabel = "x"\ndir = "../../etc"\n'
+    )
+    for command in ("harness_build", "harness_kat"):
+        with pytest.raises(CommandError, match=r"manifest rejected: instance\[x\]\.dir: '\.\.'"):
+            call_command(command, str(bad), build_root=tmp_path / "build")
+    assert not (tmp_path / "build").exists()
+
+
+@pytest.mark.django_db
+def test_harness_kat_records_build_and_kat_results(tmp_path):
+    from measurements.models import Build, Campaign, KATResult, System
+
+    system = System.objects.create(key="test_box")
+    Campaign.objects.create(system=system, key="harness-test", source="runner")
+    out = StringIO()
+    call_command(
+        "harness_kat",
+        str(EXAMPLES / "hash-ex1.toml"),
+        build_root=tmp_path,
+        instance=["sha3-256-ex"],
+        campaign="harness-test",
+        stdout=out,
+    )
+    build = Build.objects.get(campaign__key="harness-test", instance__label="sha3-256-ex")
+    assert build.flags == "guide" and build.kat_status == "PASS"
+    assert build.elf_load_bytes > 0 and len(build.library_sha256) == 64
+    assert build.kat_log.content.decode().splitlines()[-1].startswith("RESULT hash-ex1")
+    kinds = dict(KATResult.objects.filter(build=build).values_list("kind", "status"))
+    assert kinds == {"official": "PASS", "functional": "PASS"}
