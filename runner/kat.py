@@ -366,7 +366,7 @@ def _run_kat_steps(
             build.library,
             category=manifest.category,
             digest_bits=instance.digest_bits,
-            limits=limits and limits.but(wall_seconds=max(timeout, 60)),
+            limits=_kat_limits(max(timeout, 60.0), limits),  # same budget as the KAT
         )
         result.functional = fc
         if fc.status not in ("PASS", "SKIPPED") and result.status is not KatStatus.MISMATCH:

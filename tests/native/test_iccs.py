@@ -202,3 +202,10 @@ def test_our_c_is_warning_free_under_strict_flags(tmp_path):
 @pytest.mark.parametrize("name", ["drng.c", "drng.h", "auxfunc.c", "auxfunc.h"])
 def test_example_api_packages_carry_exactly_our_iccs(api, name):
     assert filecmp.cmp(ICCS / name, REPO / api / name, shallow=False)
+
+
+@pytest.mark.parametrize("name", ["KAT_KEM.c", "kem_api.h"])
+def test_faulty_fixtures_use_the_example_kat_driver(name):
+    assert filecmp.cmp(
+        REPO / "examples/api" / name, REPO / "examples/faulty/api" / name, shallow=False
+    )
