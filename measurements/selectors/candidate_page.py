@@ -23,6 +23,7 @@ from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 
 from measurements import formatting as fmt
+from measurements.api.links import api_url_for_candidate_page
 from measurements.models import (
     Build,
     Campaign,
@@ -207,11 +208,7 @@ def evidence_url(evidence_id: int) -> str:
 
 
 def api_url_for_candidate(system_key: str, submission_key: str) -> str:
-    """The REST query returning this page's data (the API's own helper where available)."""
-    try:
-        from measurements.api.links import api_url_for_candidate_page
-    except ImportError:
-        return f"/api/v1/systems/{system_key}/submissions/{submission_key}/measurements/"
+    """The REST query returning this page's data (the API's own link helper)."""
     return api_url_for_candidate_page(system_key, submission_key)
 
 
