@@ -20,8 +20,10 @@ import math
 import re
 import shutil
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import zip_longest
 from pathlib import Path
 
 from runner.build import (
@@ -78,29 +80,62 @@ class KatStatus(StrEnum):
     BUILDFAIL = "BUILDFAIL"
 
 
-def canonical_kat_text(
-    text: str | bytes, *, nolen: bool = False, records: int | None = None
-) -> str:
-    """CR removed, trailing blanks removed, empty lines dropped, each line ended by LF;
-    ``nolen`` drops ``*_Len = …`` lines, ``records`` keeps the first N records."""
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="replace")
-    out, seen = [], 0
-    for line in text.replace("\r", "").split("\n"):
-        line = line.rstrip()
+def canonical_lines(
+    lines: Iterable[str | bytes], *, nolen: bool = False, records: int | None = None
+) -> Iterator[str]:
+    """The canonical KAT text, line by line (streams: real KAT files reach hundreds of MB).
+
+    CR removed, trailing blanks removed, empty lines dropped, each line ended by LF;
+    ``nolen`` drops ``*_Len = …`` lines, ``records`` keeps the first N records.
+    """
+    seen = 0
+    for raw in lines:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", errors="replace")
+        line = raw.replace("\r", "").rstrip()
         if not line or (nolen and _LEN_LINE.match(line)):
             continue
         if records is not None and _COUNT_LINE.match(line):
             seen += 1
             if seen > records:
-                break
-        out.append(line + "\n")
-    return "".join(out)
+                return
+        yield line + "\n"
+
+
+def canonical_kat_text(
+    text: str | bytes, *, nolen: bool = False, records: int | None = None
+) -> str:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    return "".join(canonical_lines(text.split("\n"), nolen=nolen, records=records))
 
 
 def canonical_digest(text: str | bytes, *, mode: str = "strict", records: int | None = None) -> str:
     canon = canonical_kat_text(text, nolen=mode == "nolen", records=records)
     return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def file_lines(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as fh:  # binary: split on LF only, CRs are dropped per line
+        yield from fh
+
+
+def file_canonical_digest(path: Path, *, mode: str = "strict", records: int | None = None) -> str:
+    h = hashlib.sha256()
+    for line in canonical_lines(file_lines(path), nolen=mode == "nolen", records=records):
+        h.update(line.encode())
+    return h.hexdigest()
+
+
+def first_file_difference(expected: Path, actual: Path) -> str | None:
+    """First differing canonical line of two files, streamed."""
+    pairs = zip_longest(canonical_lines(file_lines(expected)), canonical_lines(file_lines(actual)))
+    for n, (e, a) in enumerate(pairs, 1):
+        if e != a:
+            e = "<end of file>" if e is None else e[:-1]
+            a = "<end of file>" if a is None else a[:-1]
+            return f"line {n}: expected {_clip(e)} got {_clip(a)}"
+    return None
 
 
 def first_difference(expected: str, actual: str) -> str | None:
@@ -231,16 +266,14 @@ def functional_check(
 
 
 def _compare(result: KatResult, manifest: Manifest, instance: Instance, output: Path) -> None:
-    data = output.read_bytes()
     result.output_file = output.name
-    result.output_bytes = len(data)
-    result.output_sha256 = hashlib.sha256(data).hexdigest()
-    strict = canonical_digest(data)
+    result.output_bytes = output.stat().st_size
+    result.output_sha256 = sha256_file(output)
+    strict = file_canonical_digest(output)
     result.output_manifest = KatDigest(strict, "strict", None, instance.label, output.name).line()
     if instance.kat_reference is not None:
         result.reference = manifest.rel(instance.kat_reference)
-        expected = canonical_kat_text(instance.kat_reference.read_bytes())
-        diff = first_difference(expected, canonical_kat_text(data))
+        diff = first_file_difference(instance.kat_reference, output)
         if diff is None:
             result.status = KatStatus.PASS
         else:
@@ -249,7 +282,7 @@ def _compare(result: KatResult, manifest: Manifest, instance: Instance, output: 
     elif instance.kat_digest is not None:
         ref = instance.kat_digest
         result.reference = ref.line()
-        got = canonical_digest(data, mode=ref.mode, records=ref.records)
+        got = file_canonical_digest(output, mode=ref.mode, records=ref.records)
         if got == ref.sha256:
             result.status = KatStatus.PASS
         else:

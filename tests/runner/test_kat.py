@@ -131,3 +131,16 @@ def test_wrong_digest_is_mismatch_and_falls_back_to_harness_default(tmp_path):
     assert [k.status for k in check.kats] == [KatStatus.MISMATCH, KatStatus.MISMATCH]
     assert [b.flags_label for b in check.builds] == ["guide", "harness-default"]
     assert check.final.guide_result == "MISMATCH" and "strict digest" in check.final.detail
+
+
+def test_streamed_file_comparison_matches_the_text_rules(tmp_path):
+    from runner.kat import file_canonical_digest, first_file_difference
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_bytes(b"Count = 0\r\nX_Len = 1\r\nX = 0A  \r\n\r\nCount = 1\r\nX = 0B\r\n")
+    b.write_bytes(b"Count = 0\nX_Len = 1\nX = 0A\n\nCount = 1\nX = 0C\n")
+    assert first_file_difference(a, b) == "line 5: expected 'X = 0B' got 'X = 0C'"
+    assert file_canonical_digest(a, mode="nolen", records=1) == file_canonical_digest(
+        b, mode="nolen", records=1
+    )
+    assert file_canonical_digest(a) == canonical_digest(a.read_bytes())
