@@ -71,7 +71,7 @@ def summary_cycles_chart(summary: SystemSummary, width: int = 960) -> str:
     high = math.ceil(math.log10(max(values)))
     if high == low:
         high = low + 1
-    left, right, top, row_h = 230, 20, 26, 28
+    left, right, top, row_h = 230, 40, 26, 28
     plot_w = width - left - right
     height = top + row_h * len(rows) + 34
 

@@ -749,15 +749,22 @@ def method_page(system: System, campaign_key: str | None = None) -> MethodPage:
             .order_by("tick_source", "tick_hz")
         )
         profiles = sum(t["n"] for t in ticks)
+        # One row per tick source; its calibrated frequency varies slightly between profiles.
+        by_source: dict[str, list[tuple[float | None, int]]] = defaultdict(list)
         for t in ticks:
-            hz = t["tick_hz"]
-            resolution = fmt.format_seconds(1 / hz) if hz else MISSING
-            tick_rows.append(
-                (
-                    t["tick_source"] or "unknown tick source",
-                    f"{fmt.format_frequency(hz)} (one tick ≈ {resolution}; {t['n']} profiles)",
-                )
-            )
+            by_source[t["tick_source"] or "unknown tick source"].append((t["tick_hz"], t["n"]))
+        for source, rows in by_source.items():
+            rates = [hz for hz, _ in rows if hz]
+            n = sum(count for _, count in rows)
+            if rates:
+                low, high = min(rates), max(rates)
+                rate = fmt.format_frequency(low)
+                if fmt.format_frequency(high) != rate:
+                    rate = f"{rate} – {fmt.format_frequency(high)}"
+                text = f"{rate} (one tick ≈ {fmt.format_seconds(1 / high)}; {n} profiles)"
+            else:
+                text = f"{MISSING} ({n} profiles)"
+            tick_rows.append((source, text))
     host_checks = list(campaign.host_checks or []) if campaign else []
     return MethodPage(
         system=system,
@@ -1005,7 +1012,7 @@ class KatProblem:
     flags: str
     action: str
     cause: str
-    cause_source: str  # catalog | log | none
+    cause_source: str  # catalog | log | build log | none
     kat_log_url: str | None
     candidate_url: str
 
@@ -1106,8 +1113,11 @@ def kat_overview() -> KatOverview:
             cause, source, action = issue.cause, "catalog", issue.action
         else:
             excerpt = _log_excerpt(results.get(b.id))
-            cause = excerpt or "cause not recorded"
             source = "log" if excerpt else "none"
+            if not excerpt and (b.log or b.warnings):
+                excerpt = _log_excerpt({"log": b.log or b.warnings})
+                source = "build log" if excerpt else "none"
+            cause = excerpt or "cause not recorded"
             action = ""
         problems.append(
             KatProblem(

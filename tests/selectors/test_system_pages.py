@@ -235,3 +235,25 @@ def test_size_audit_selector_orders_disagreements_first(arm1):
     only = system_pages.size_audit_page(candidate="kem-38", state="agrees")
     assert {r.submission_key for r in only.rows} == {"kem-38"}
     assert all(r.state == "agrees" for r in only.rows)
+
+
+@pytest.mark.django_db
+def test_kat_overview_falls_back_to_the_build_log(empty_db):
+    BuildFactory(
+        campaign=CampaignFactory(system__key="box_f"),
+        instance__submission__key="kem-95",
+        instance__label="F-1",
+        kat_status="BUILDFAIL",
+        log="cc = gcc\nsrc/poly.c:12: error: unknown type name 'uint128_t'\n",
+    )
+    problem = system_pages.kat_overview().problems[0]
+    assert problem.cause == "src/poly.c:12: error: unknown type name 'uint128_t'"
+    assert problem.cause_source == "build log"
+
+
+def test_method_page_one_row_per_tick_source(arm1):
+    page = system_pages.method_page(arm1.system)
+    assert [name for name, _ in page.tick_rows] == ["cntvct_el0"]
+    assert page.tick_rows[0][1].startswith("19.2 MHz (one tick ≈ 52.1 ns; 45 profiles")
+    assert page.timing_records == 45
+    assert dict((k, v) for k, _, v in page.planning_rows)["trials"] == "5"
