@@ -27,8 +27,12 @@ typedef struct {
     unsigned char reseed_counter[55];
 } ngcc_drng_ctx;
 
-/* The global every candidate draws its randomness from. */
-ngcc_drng_ctx drng_algorithm;
+/*
+ * The global every candidate draws its randomness from.  Weak, so that a
+ * submission whose own sources define drng_algorithm still links (its strong
+ * definition wins and ngcc_seed seeds that one).
+ */
+__attribute__((weak)) ngcc_drng_ctx drng_algorithm;
 
 int init_random_number(ngcc_drng_ctx *ctx, const unsigned char *seed,
                        unsigned long long seed_len_bytes);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -178,3 +179,14 @@ def test_warnings_are_recorded(tmp_path):
     # init_random_number is undefined, and --no-undefined turns that into a link failure
     assert not res.ok and "init_random_number" in res.error
     assert any("unused variable" in w for w in res.warnings)
+
+
+def test_a_submission_defining_drng_algorithm_itself_still_links(tmp_path):
+    root = Path(__file__).resolve().parents[2] / "examples" / "faulty"
+    tree = tmp_path / "tree"
+    shutil.copytree(root, tree)
+    (tree / "toykem-ok" / "own_drng.c").write_text('#include "drng.h"\nDRNG_ctx drng_algorithm;\n')
+    m = load_manifest(tree / "toykem-ok.toml")
+    res = build_instance(m, m.instances[0], build_root=tmp_path / "b")
+    assert res.ok, res.error
+    assert "toykem-ok/own_drng.c" in [s.path for s in res.sources]
