@@ -76,19 +76,45 @@ def method_url(system_key: str) -> str:
     return _url("measurements:method", (system_key,), f"/performance/{system_key}/method/")
 
 
-def api_system_url(system_key: str) -> str:
-    """Machine-readable counterpart of a system's summary (REST API, where it exists)."""
+def _api(helper: str, fallback: str, *args: Any) -> str:
+    """The API query behind a page, from `measurements.api.links` where it offers `helper`."""
     try:
         from measurements.api import links  # provided by the API work, may be absent
     except ImportError:
-        links = None
-    helper = getattr(links, "api_url_for_system_summary", None) if links else None
-    if helper is not None:
-        try:
-            return str(helper(system_key))
-        except Exception:  # noqa: BLE001 - a broken link helper must not break a page
-            pass
-    return f"/api/v1/measurements/?system={system_key}"
+        return fallback
+    function = getattr(links, helper, None)
+    if function is None:
+        return fallback
+    try:
+        return str(function(*args))
+    except NoReverseMatch:
+        return fallback
+
+
+def api_system_url(system_key: str) -> str:
+    """Machine-readable counterpart of a system's summary (every measurement on the system)."""
+    return _api(
+        "api_url_for_system_summary", f"/api/v1/measurements/?system={system_key}", system_key
+    )
+
+
+def api_index_url() -> str:
+    return _api("api_url_for_index", "/api/v1/systems/")
+
+
+def api_campaigns_url(system_key: str) -> str:
+    return _api(
+        "api_url_for_system_campaigns", f"/api/v1/systems/{system_key}/campaigns/", system_key
+    )
+
+
+def api_sizes_url(candidate: str = "") -> str:
+    fallback = "/api/v1/size-audit/" + (f"?submission={candidate}" if candidate else "")
+    return _api("api_url_for_sizes", fallback, candidate or None)
+
+
+def api_submissions_url() -> str:
+    return _api("api_url_for_submissions", "/api/v1/submissions/")
 
 
 # --- Campaign choice --------------------------------------------------------------------------
@@ -148,6 +174,8 @@ class IndexPage:
     systems: list[IndexSystem]
     submissions_by_category: list[tuple[str, list[IndexSubmission]]]
     submission_count: int
+    api_url: str = ""
+    api_submissions_url: str = ""
 
 
 def index_page() -> IndexPage:
@@ -196,7 +224,11 @@ def index_page() -> IndexPage:
         for cat in sorted(grouped, key=_category_rank)
     ]
     return IndexPage(
-        systems=index_systems, submissions_by_category=ordered, submission_count=len(submissions)
+        systems=index_systems,
+        submissions_by_category=ordered,
+        submission_count=len(submissions),
+        api_url=api_index_url(),
+        api_submissions_url=api_submissions_url(),
     )
 
 
@@ -659,6 +691,7 @@ class MethodPage:
     shard_cpus: list[tuple[str, Any]]
     summary_url: str
     other_systems: list[System]
+    api_url: str = ""
 
 
 def _plain(value: Any) -> str:
@@ -800,6 +833,7 @@ def method_page(system: System, campaign_key: str | None = None) -> MethodPage:
         else [],
         summary_url=summary_url(system.key),
         other_systems=list(System.objects.exclude(pk=system.pk).order_by("key")),
+        api_url=api_campaigns_url(system.key),
     )
 
 
@@ -863,6 +897,7 @@ class SizeAuditPage:
     selected_system: str
     selected_candidate: str
     selected_state: str
+    api_url: str = ""
 
 
 AUDIT_STATE_ORDER = ("differs", "api-missing", "catalog-missing", "agrees")
@@ -932,6 +967,7 @@ def size_audit_page(system: str = "", candidate: str = "", state: str = "") -> S
         selected_system=system,
         selected_candidate=candidate,
         selected_state=state,
+        api_url=api_sizes_url(candidate),
     )
 
 
@@ -954,6 +990,7 @@ class SurveyPage:
     rows: list[SurveyRow]
     systems: list[str]
     surveyed: int
+    api_url: str = ""
 
 
 def survey_page() -> SurveyPage:
@@ -986,6 +1023,7 @@ def survey_page() -> SurveyPage:
         rows=rows,
         systems=measured_systems,
         surveyed=sum(n for v, n in counts.items() if v != NOT_SURVEYED),
+        api_url=api_submissions_url(),
     )
 
 

@@ -426,3 +426,19 @@ def test_pages_render_on_an_empty_database(client, empty_db):
     campaign = CampaignFactory(system__key="box_empty", planning={})
     assert client.get(f"/performance/{campaign.system.key}/").status_code == 200
     assert client.get(f"/performance/{campaign.system.key}/method/").status_code == 200
+
+
+def test_api_links_of_the_system_pages_resolve(client, arm1):
+    for url in (
+        "/",
+        "/performance/arm_1/",
+        "/performance/arm_1/method/",
+        "/size-audit/",
+        "/survey/",
+    ):
+        body = client.get(url).content.decode()
+        links = re.findall(r'class="api-link" href="([^"]+)"', body)
+        assert links, url
+        for link in links:
+            assert link.startswith("/api/v1/")
+            assert client.get(html.unescape(link)).status_code == 200, (url, link)
