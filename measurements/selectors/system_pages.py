@@ -996,7 +996,10 @@ class SurveyPage:
 def survey_page() -> SurveyPage:
     """Survey verdicts per candidate and the measured mean ICCS hash share per system (mean over
     every profiled operation of every instance). Three queries."""
-    submissions = list(Submission.objects.exclude(category=Category.ICCS).order_by("key"))
+    submissions = sorted(
+        Submission.objects.exclude(category=Category.ICCS),
+        key=lambda sub: (_category_rank(sub.category), sub.key),
+    )
     systems = list(System.objects.order_by("key").values_list("key", flat=True))
     shares = {
         (row["instance__submission_id"], row["campaign__system__key"]): (row["mean"], row["n"])
