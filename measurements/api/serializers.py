@@ -241,13 +241,13 @@ class TrialSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
     def to_representation(self, instance: dict[str, Any]) -> dict[str, Any]:
-        # Rows are already plain values of the declared types: copy them in field order
-        # (datetimes as ISO 8601 like DRF), without DRF's per-field machinery (fast path).
-        row = {name: instance[name] for name in TRIAL_FIELDS}
-        created = row["created_at"]
-        if created is not None:
-            row["created_at"] = _iso(created)
-        return row
+        # Rows are `.values(*TRIAL_FIELDS)` dictionaries, already of the declared types and in
+        # field order: they are sent as they are, with the datetime in DRF's ISO 8601 form
+        # (a fast path that skips DRF's per-field machinery; 100 000 rows must stay cheap).
+        created = instance["created_at"]
+        if created is not None and not isinstance(created, str):
+            instance["created_at"] = _iso(created)
+        return instance
 
 
 def _iso(value: Any) -> str:
