@@ -82,6 +82,12 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web server, qcluster workers) share one SQLite file: wait for locks.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # Tests start real worker processes, which must see the test database: keep it in a file.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get(
+            "NGCC_TEST_SQLITE", str(BASE_DIR / "var" / f"test-ngcc-{os.getpid()}.sqlite3")
+        )
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -133,7 +139,9 @@ SPECTACULAR_SETTINGS = {
 # django-q2: ORM broker by default, Redis when REDIS_URL is set.
 NGCC_CLUSTER = os.environ.get("NGCC_CLUSTER", "default")
 Q_CLUSTER = {
-    "name": NGCC_CLUSTER,
+    # One name for the whole site (it keys signing and Redis); one queue per box.
+    "name": os.environ.get("NGCC_Q_NAME", "ngcc"),
+    "cluster_name": NGCC_CLUSTER,
     "workers": int(os.environ.get("NGCC_Q_WORKERS", "1")),
     "timeout": int(os.environ.get("NGCC_Q_TIMEOUT", "3600")),
     "retry": int(os.environ.get("NGCC_Q_RETRY", "3700")),

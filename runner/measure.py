@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from measurements.harness_records import parse_hash_profile, parse_timing_record
-from measurements.models import Campaign, HashProfile, Measurement
+from measurements.models import Campaign, EvidenceFile, HashProfile, Instance, Measurement
 from measurements.services.evidence import evidence_store
 from measurements.services.recording import hash_profile_store, timing_record_store
 from runner.build import BuildResult
@@ -51,10 +51,38 @@ def evidence_path(kind: str, candidate: str, label: str, operation: str, input_b
     return f"{kind}/{candidate}/{label}__{op}.json"
 
 
-def _store_json(campaign: Campaign, path: str, kind: str, data: dict[str, Any]):
+def store_json_evidence(
+    *, campaign: Campaign, path: str, kind: str, data: dict[str, Any]
+) -> tuple[EvidenceFile, Any]:
+    """Store a record or profile dict as JSON evidence; returns it with the stored data."""
     content = (json.dumps(data, indent=1) + "\n").encode()
     evidence, _ = evidence_store(campaign=campaign, relative_path=path, kind=kind, content=content)
     return evidence, json.loads(content)
+
+
+def store_timing_json(
+    *, campaign: Campaign, path: str, record: dict[str, Any], instance: Instance | None = None
+) -> Measurement:
+    """Evidence first, then the measurement parsed back from it: imported data looks the same."""
+    evidence, data = store_json_evidence(campaign=campaign, path=path, kind="record", data=record)
+    return timing_record_store(
+        campaign=campaign,
+        record=parse_timing_record(path, data),
+        evidence=evidence,
+        instance=instance,
+    )
+
+
+def store_profile_json(
+    *, campaign: Campaign, path: str, profile: dict[str, Any], instance: Instance | None = None
+) -> HashProfile:
+    evidence, data = store_json_evidence(campaign=campaign, path=path, kind="profile", data=profile)
+    return hash_profile_store(
+        campaign=campaign,
+        profile=parse_hash_profile(path, data),
+        evidence=evidence,
+        instance=instance,
+    )
 
 
 def measure_instance(
@@ -120,12 +148,7 @@ def measure_instance(
             environment=environment,
         )
         path = evidence_path("records", build.candidate, build.label, op, n)
-        evidence, data = _store_json(campaign, path, "record", record)
-        result.measurements.append(
-            timing_record_store(
-                campaign=campaign, record=parse_timing_record(path, data), evidence=evidence
-            )
-        )
+        result.measurements.append(store_timing_json(campaign=campaign, path=path, record=record))
         if measured.error:
             result.errors.append(measured.error)
         elif record.get("mean_seconds"):
@@ -179,10 +202,5 @@ def _profile_instance(
             errors.append(str(exc))
             continue
         path = evidence_path("profile", build.candidate, build.label, op, n)
-        evidence, data = _store_json(campaign, path, "profile", prof)
-        stored.append(
-            hash_profile_store(
-                campaign=campaign, profile=parse_hash_profile(path, data), evidence=evidence
-            )
-        )
+        stored.append(store_profile_json(campaign=campaign, path=path, profile=prof))
     return stored, errors

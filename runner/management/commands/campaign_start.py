@@ -1,0 +1,58 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from runner.services import CampaignSettings, RunnerError, campaign_start
+
+
+def _percent(text: str) -> float:
+    value = float(text.rstrip("%"))
+    return value / 100 if text.endswith("%") or value >= 1 else value
+
+
+def _seconds(text: str) -> float:
+    units = {"s": 1, "m": 60, "h": 3600}
+    if text[-1] in units:
+        return float(text[:-1]) * units[text[-1]]
+    return float(text)
+
+
+class Command(BaseCommand):
+    help = "Plan a campaign on a system and queue its steps for that system's worker cluster."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--system", required=True)
+        parser.add_argument("--submission", action="append", dest="submissions")
+        parser.add_argument("--planner", choices=["adaptive", "guide"], default="adaptive")
+        parser.add_argument("--target-precision", type=_percent, default=0.01)
+        parser.add_argument("--budget-per-op", type=_seconds, default=900.0)
+        parser.add_argument("--cpu", type=int, default=None)
+        parser.add_argument("--counter", default=None, help="auto|perf|tsc|cntvct_el0|monotonic")
+        parser.add_argument(
+            "--quick", action="store_true", help="tiny plans (demo and smoke tests, not figures)"
+        )
+
+    def handle(self, *args, **o):
+        quick = {
+            "guide_overrides": {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10},
+            "adaptive_overrides": {"budget_s": 2.0},
+            "profile_overrides": {"target_s": 0.02, "max_operations": 20},
+            "hash_lengths": (32, 1024),
+        }
+        settings = CampaignSettings(
+            planner=o["planner"],
+            target_precision=o["target_precision"],
+            budget_per_op_s=o["budget_per_op"],
+            cpu=o["cpu"],
+            counter=o["counter"],
+            **(quick if o["quick"] else {}),
+        )
+        try:
+            campaign = campaign_start(
+                system_key=o["system"], submission_keys=o["submissions"], settings=settings
+            )
+        except RunnerError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(
+            f"campaign {campaign.key}: {campaign.steps.count()} steps queued for cluster "
+            f"{campaign.system.key} (run `NGCC_CLUSTER={campaign.system.key} python manage.py "
+            "qcluster` on that box)"
+        )

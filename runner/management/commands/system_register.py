@@ -1,0 +1,57 @@
+from django.core.management.base import BaseCommand
+
+from runner.services import system_register
+
+
+class Command(BaseCommand):
+    help = "Register this machine as a target system: environment and host checks."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("system", help="system id, e.g. x86_1")
+        parser.add_argument("--cpu", type=int, default=None, help="core to pin (default: last)")
+        parser.add_argument("--allow-unfixed-host", action="store_true")
+        parser.add_argument("--description", default="")
+
+    def handle(self, *args, system: str, cpu, allow_unfixed_host: bool, description: str, **kw):
+        from runner.timing import default_cpu
+
+        counter = _probe_counter()
+        registered = system_register(
+            key=system,
+            cpu=default_cpu() if cpu is None else cpu,
+            allow_unfixed_host=allow_unfixed_host,
+            counter=counter,
+            description=description,
+        )
+        env = registered.environment
+        self.stdout.write(
+            f"system {registered.key}: {env.get('cpu_model')} ({env.get('architecture')})"
+        )
+        self.stdout.write(f"cycle counter: {counter.get('name', 'unknown')} {counter}")
+        if registered.host_problems:
+            self.stdout.write(self.style.WARNING("host problems (figures will be flagged):"))
+            for problem in registered.host_problems:
+                self.stdout.write(f"  - {problem}")
+            if not allow_unfixed_host:
+                self.stdout.write(
+                    "campaigns on this host need --allow-unfixed-host at registration"
+                )
+        else:
+            self.stdout.write(self.style.SUCCESS("host checks passed"))
+
+
+def _probe_counter() -> dict:
+    """Ask the timing driver which cycle counter it picks here, with its overhead and rate."""
+    from runner.driver_output import parse_driver_output
+    from runner.sandbox import Limits, run_sandboxed
+    from runner.steps import _driver
+
+    try:
+        driver = _driver()
+    except Exception as exc:  # no compiler: registration still records the rest
+        return {"error": f"driver not built: {exc}"}
+    res = run_sandboxed([str(driver), "--probe"], limits=Limits(wall_seconds=60))
+    try:
+        return parse_driver_output(res.stdout).counter
+    except ValueError:
+        return {"error": res.describe(), "stderr": res.stderr[-500:]}

@@ -1,0 +1,366 @@
+"""Runner services: register a box, add a submission, plan and drive a campaign.
+
+Writes are atomic and keyword-only. The steps themselves (calling the native harness) live in
+`runner.steps`; the django-q2 entry point in `runner.tasks`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from measurements.models import Campaign, Category, Instance, Submission, System
+from runner.host import capture_environment, host_problems
+from runner.models import PHASE_ORDER, CampaignStep, Phase
+
+OPERATIONS = {
+    Category.KEM: ("keygen", "enc", "dec"),
+    Category.SIGN: ("keygen", "sign", "verify"),
+    Category.KEX: ("exchange",),
+}
+HASH_LENGTHS = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
+
+
+class RunnerError(ValueError):
+    """A request the runner cannot carry out (unknown system, unfixed host, …)."""
+
+
+def operations_for(category: str) -> list[tuple[str, int]]:
+    if category in (Category.HASH, Category.ICCS):
+        return [("hash", n) for n in HASH_LENGTHS]
+    return [(op, 0) for op in OPERATIONS[Category(category)]]
+
+
+# --- Systems ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def system_register(
+    *,
+    key: str,
+    cpu: int,
+    allow_unfixed_host: bool = False,
+    counter: dict[str, Any] | None = None,
+    description: str = "",
+) -> System:
+    """Record this box's environment and host checks under `key`."""
+    environment = capture_environment(cpu)
+    if counter:
+        environment["counter"] = counter
+    problems = host_problems(environment, counter)
+    system, _ = System.objects.get_or_create(key=key)
+    system.arch = environment.get("architecture") or system.arch
+    system.hostname = environment.get("hostname") or system.hostname
+    system.machine = environment.get("machine") or system.machine
+    if description:
+        system.description = description
+    elif not system.description:
+        system.description = f"{environment.get('cpu_model') or 'unknown CPU'}, core {cpu}"
+    system.environment = environment
+    system.host_problems = problems
+    system.allow_unfixed_host = allow_unfixed_host
+    system.registered_at = timezone.now()
+    system.save()
+    return system
+
+
+# --- Submissions ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def submission_add(*, manifest_path: Path) -> tuple[Submission, str]:
+    """Register a candidate and its instances from its manifest (idempotent).
+
+    Returns the submission and what happened: "created", "unchanged" or "new revision N". A
+    changed manifest bumps the revision; builds already measured keep the revision they had.
+    """
+    from runner.manifest import load_manifest
+
+    manifest = load_manifest(manifest_path)
+    description = {
+        "path": str(Path(manifest_path).resolve()),
+        "root": str(manifest.root),
+        "algorithm": manifest.algorithm,
+        "links": list(manifest.links),
+        "instances": [i.label for i in manifest.instances],
+    }
+    submission = Submission.objects.filter(key=manifest.candidate).first()
+    if submission is None:
+        submission = Submission.objects.create(
+            key=manifest.candidate,
+            category=manifest.category,
+            algorithm=manifest.algorithm,
+            manifest_sha256=manifest.sha256,
+            manifest=description,
+            niccs_url=_link(manifest.links, "niccs"),
+            security_report_url=_link(manifest.links, "report"),
+        )
+        outcome = "created"
+    elif submission.manifest_sha256 == manifest.sha256:
+        outcome = "unchanged"
+    else:
+        if submission.manifest_sha256:
+            submission.revision += 1
+        submission.category = manifest.category
+        submission.algorithm = manifest.algorithm or submission.algorithm
+        submission.manifest_sha256 = manifest.sha256
+        submission.manifest = description
+        submission.save()
+        outcome = f"new revision {submission.revision}"
+    for position, inst in enumerate(manifest.instances):
+        Instance.objects.update_or_create(
+            submission=submission,
+            label=inst.label,
+            defaults={"api_instance": inst.name, "position": position, "variant": "reference"},
+        )
+    return submission, outcome
+
+
+def _link(links: tuple[str, ...] | list[str], word: str) -> str:
+    return next((link for link in links if word in link.lower()), "")
+
+
+# --- Campaigns --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class CampaignSettings:
+    planner: str = "adaptive"
+    target_precision: float = 0.01
+    budget_per_op_s: float = 900.0
+    cpu: int | None = None
+    counter: str | None = None
+    # Small figures for tests and demos; None means the harness defaults.
+    guide_overrides: dict[str, Any] | None = None
+    adaptive_overrides: dict[str, Any] | None = None
+    profile_overrides: dict[str, Any] | None = None
+    operations: tuple[str, ...] | None = None
+    hash_lengths: tuple[int, ...] | None = None
+    instances: tuple[str, ...] | None = None  # labels; None: every instance of the manifests
+
+
+@transaction.atomic
+def campaign_start(
+    *,
+    system_key: str,
+    submission_keys: list[str] | None = None,
+    settings: CampaignSettings = CampaignSettings(),
+    enqueue: bool = True,
+) -> Campaign:
+    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it."""
+    system = System.objects.filter(key=system_key).first()
+    if system is None:
+        raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
+    if system.host_problems and not system.allow_unfixed_host:
+        raise RunnerError(
+            f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
+            "register it with --allow-unfixed-host to measure anyway (pages will say so)"
+        )
+    submissions = Submission.objects.exclude(manifest={})
+    if submission_keys:
+        submissions = submissions.filter(key__in=submission_keys)
+        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
+        if missing:
+            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
+    labels = _manifest_labels(submissions)
+    if settings.instances:
+        labels = [label for label in labels if label in settings.instances]
+    instances = list(
+        Instance.objects.filter(submission__in=submissions)
+        .filter(label__in=labels)
+        .select_related("submission")
+        .order_by("submission__key", "position")
+    )
+    if not instances:
+        raise RunnerError("nothing to measure: add a submission manifest first")
+    now = timezone.now()
+    campaign = Campaign.objects.create(
+        system=system,
+        key=f"{system.key}-{now.strftime('%Y%m%dT%H%M%S%fZ')}",
+        source="measured",
+        status=Campaign.Status.RUNNING,
+        started_utc=now,
+        environment_at_start=system.environment,
+        environment=system.environment,
+        primary_cpu=system.environment.get("cpu_number"),
+        host_problems=system.host_problems,
+        unfixed_host=bool(system.host_problems),
+        host_checks=[{"phase": "start", "utc": now.isoformat(), "problems": system.host_problems}],
+        settings=json.loads(json.dumps(dataclasses.asdict(settings))),
+        planning={
+            "planner": settings.planner,
+            "target_precision": settings.target_precision,
+            "op_budget_s": settings.budget_per_op_s,
+        },
+    )
+    steps: list[CampaignStep] = []
+    for instance in instances:
+        for phase in (Phase.BUILD, Phase.KAT):
+            steps.append(CampaignStep(campaign=campaign, phase=phase, instance=instance))
+        for operation, input_bytes in operations_for(instance.submission.category):
+            if settings.operations and operation not in settings.operations:
+                continue
+            if (
+                settings.hash_lengths
+                and operation == "hash"
+                and input_bytes not in settings.hash_lengths
+            ):
+                continue
+            for phase in (Phase.CALIBRATE, Phase.MEASURE, Phase.PROFILE):
+                steps.append(
+                    CampaignStep(
+                        campaign=campaign,
+                        phase=phase,
+                        instance=instance,
+                        operation=operation,
+                        input_bytes=input_bytes,
+                    )
+                )
+    steps.sort(key=lambda s: PHASE_ORDER[s.phase])
+    for seq, step in enumerate(steps):
+        step.seq = seq
+    CampaignStep.objects.bulk_create(steps)
+    if enqueue:
+        transaction.on_commit(lambda: campaign_enqueue(campaign=campaign))
+    return campaign
+
+
+def _manifest_labels(submissions) -> list[str]:
+    labels: list[str] = []
+    for submission in submissions:
+        labels.extend(submission.manifest.get("instances", []))
+    return labels
+
+
+def campaign_enqueue(*, campaign: Campaign) -> int:
+    """Queue a task for every unfinished step on the campaign's system cluster."""
+    from django_q.tasks import async_task
+
+    steps = list(
+        campaign.steps.filter(status__in=[CampaignStep.Status.PENDING, CampaignStep.Status.RUNNING])
+        .order_by("seq")
+        .values_list("id", flat=True)
+    )
+    for step_id in steps:
+        async_task(
+            "runner.tasks.run_step",
+            step_id,
+            cluster=campaign.system.key,
+            task_name=f"{campaign.key}-step-{step_id}",
+            group=campaign.key,
+        )
+    return len(steps)
+
+
+@transaction.atomic
+def campaign_pause(*, campaign: Campaign) -> Campaign:
+    if campaign.status == Campaign.Status.RUNNING:
+        campaign.status = Campaign.Status.PAUSED
+        campaign.save(update_fields=["status"])
+    return campaign
+
+
+def campaign_resume(*, campaign: Campaign) -> int:
+    """Resume a paused (or interrupted) campaign: queue its unfinished steps again."""
+    with transaction.atomic():
+        campaign.status = Campaign.Status.RUNNING
+        campaign.ended_utc = None
+        campaign.save(update_fields=["status", "ended_utc"])
+    return campaign_enqueue(campaign=campaign)
+
+
+def campaign_rerun_failed(*, campaign: Campaign) -> int:
+    """Reset failed steps to pending and resume."""
+    campaign.steps.filter(status=CampaignStep.Status.FAILED).update(
+        status=CampaignStep.Status.PENDING, log="", summary=""
+    )
+    return campaign_resume(campaign=campaign)
+
+
+# --- Step claiming ----------------------------------------------------------------------------
+
+
+def prerequisites_done(step: CampaignStep) -> bool:
+    """Build before KAT before calibration before measurement before profile, per instance."""
+    earlier = [p for p, i in PHASE_ORDER.items() if i < PHASE_ORDER[step.phase]]
+    pending = step.campaign.steps.filter(instance=step.instance, phase__in=earlier).filter(
+        status__in=[CampaignStep.Status.PENDING, CampaignStep.Status.RUNNING]
+    )
+    if step.operation:
+        pending = pending.filter(
+            Q(operation="") | Q(operation=step.operation, input_bytes=step.input_bytes)
+        )
+    return not pending.exists()
+
+
+@transaction.atomic
+def step_claim(*, step_id: int, worker: str, lease_s: float) -> CampaignStep | None:
+    """Mark a step running for this worker, unless it is done or leased to a live worker."""
+    step = CampaignStep.objects.select_for_update().select_related("campaign").get(pk=step_id)
+    now = timezone.now()
+    if step.status in (
+        CampaignStep.Status.DONE,
+        CampaignStep.Status.FAILED,
+        CampaignStep.Status.SKIPPED,
+    ):
+        return None
+    if (
+        step.status == CampaignStep.Status.RUNNING
+        and step.claimed_until
+        and step.claimed_until > now
+    ):
+        return None
+    step.status = CampaignStep.Status.RUNNING
+    step.attempts += 1
+    step.worker = worker
+    step.started_at = now
+    step.claimed_until = now + timedelta(seconds=lease_s)
+    step.save(update_fields=["status", "attempts", "worker", "started_at", "claimed_until"])
+    return step
+
+
+def step_finish(
+    *, step: CampaignStep, status: str, summary: str = "", log: str = "", result: dict | None = None
+) -> None:
+    """Close a step (called inside the transaction that stored its results)."""
+    step.status = status
+    step.summary = summary[:300]
+    step.log = log
+    step.result = result or {}
+    step.finished_at = timezone.now()
+    step.claimed_until = None
+    step.save(update_fields=["status", "summary", "log", "result", "finished_at", "claimed_until"])
+    _campaign_close_if_finished(step.campaign)
+
+
+def _campaign_close_if_finished(campaign: Campaign) -> None:
+    open_steps = campaign.steps.filter(
+        status__in=[CampaignStep.Status.PENDING, CampaignStep.Status.RUNNING]
+    )
+    if not open_steps.exists() and campaign.status == Campaign.Status.RUNNING:
+        campaign.status = Campaign.Status.COMPLETE
+        campaign.ended_utc = timezone.now()
+        campaign.save(update_fields=["status", "ended_utc"])
+
+
+def campaigns_recover(*, system_key: str) -> dict[str, int]:
+    """At worker start: release steps left 'running' by a dead worker and queue them again.
+
+    Only one worker cluster runs per box, so when it starts nothing of its system can still be
+    running; a step interrupted mid-way stored nothing (results and completion share one
+    transaction), so running it again cannot duplicate a trial.
+    """
+    recovered: dict[str, int] = {}
+    for campaign in Campaign.objects.filter(system__key=system_key, status=Campaign.Status.RUNNING):
+        campaign.steps.filter(status=CampaignStep.Status.RUNNING).update(
+            status=CampaignStep.Status.PENDING, claimed_until=None
+        )
+        recovered[campaign.key] = campaign_enqueue(campaign=campaign)
+    return recovered

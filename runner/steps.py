@@ -1,0 +1,397 @@
+"""What each campaign step does: call the native harness, then store through the services.
+
+Each executor returns a `StepOutcome`; `runner.tasks.run_step` stores it and closes the step in
+one transaction. Candidate code only runs inside `runner.sandbox` (through runner.build,
+runner.kat, runner.timing and runner.profile).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from measurements.models import Campaign, KatStatus
+from measurements.services.evidence import evidence_store
+from measurements.services.recording import build_record, kat_result_record
+from runner.models import CampaignStep, Phase
+
+#: Statuses with which an instance is still timed (flagged on its page).
+TIMED_KAT_STATUSES = {
+    KatStatus.PASS,
+    KatStatus.MISMATCH,
+    KatStatus.NOKAT,
+    KatStatus.CRYPTOFAIL,
+}
+
+
+class StepFailed(RuntimeError):
+    """The step ran but its candidate failed: recorded, the campaign goes on."""
+
+    def __init__(self, summary: str, log: str = "") -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.log = log
+
+
+@dataclass
+class StepOutcome:
+    summary: str
+    result: dict[str, Any] = field(default_factory=dict)
+    store: Callable[[], None] | None = None  # writes to run inside the step's transaction
+    log: str = ""
+    failed: bool = False  # the candidate failed, but what it produced is still stored
+
+
+def work_dir(campaign: Campaign) -> Path:
+    path = Path(settings.NGCC_WORK_DIR) / "campaigns" / campaign.key
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def tools_dir() -> Path:
+    path = Path(settings.NGCC_WORK_DIR) / "tools"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _manifest_and_instance(step: CampaignStep):
+    from runner.manifest import load_manifest
+
+    manifest = load_manifest(step.instance.submission.manifest["path"])
+    return manifest, manifest.instance(step.instance.label)
+
+
+def _settings(step: CampaignStep) -> dict[str, Any]:
+    return step.campaign.settings or {}
+
+
+def _kat_step_result(step: CampaignStep) -> dict[str, Any]:
+    kat = step.campaign.steps.filter(instance=step.instance, phase=Phase.KAT).first()
+    return kat.result if kat else {}
+
+
+def _timed_library(step: CampaignStep) -> Path:
+    result = _kat_step_result(step)
+    status = result.get("kat")
+    if not result.get("library") or status not in TIMED_KAT_STATUSES:
+        raise StepFailed(f"not timed: KAT status {status or 'unknown'}")
+    return Path(result["library"])
+
+
+# --- build ------------------------------------------------------------------------------------
+
+
+def run_build(step: CampaignStep) -> StepOutcome:
+    from runner.build import build_instance
+
+    manifest, instance = _manifest_and_instance(step)
+    result = build_instance(
+        manifest, instance, flags_label="guide", build_root=work_dir(step.campaign) / "build"
+    )
+    payload = json.dumps(result.to_dict(), indent=1, sort_keys=True, default=str).encode()
+    rel = f"build/{step.instance.submission.key}/{step.instance.label}.guide.json"
+
+    def store() -> None:
+        evidence, _ = evidence_store(
+            campaign=step.campaign, relative_path=rel, kind="build_log", content=payload
+        )
+        build_record(
+            campaign=step.campaign,
+            instance=step.instance,
+            flags="guide",
+            kat_status=KatStatus.PENDING if result.ok else KatStatus.BUILDFAIL,
+            library_path=str(result.library or ""),
+            library_sha256=result.library_sha256,
+            elf_load_bytes=result.elf_load_bytes,
+            compiler=result.compiler_version,
+            build_flags=result.build_flags,
+            commands=result.commands,
+            sources=[{"path": s.path, "sha256": s.sha256} for s in result.sources],
+            warnings="\n".join(result.warnings),
+            log=result.error,
+        )
+
+    summary = "built with guide flags" if result.ok else f"guide build failed: {result.error}"
+    return StepOutcome(summary=summary, result={"ok": result.ok}, store=store, log=result.error)
+
+
+# --- KAT --------------------------------------------------------------------------------------
+
+
+def run_kat(step: CampaignStep) -> StepOutcome:
+    from runner.kat import check_instance
+
+    manifest, instance = _manifest_and_instance(step)
+    check = check_instance(manifest, instance, build_root=work_dir(step.campaign) / "build")
+    build, kat = check.builds[-1], check.kats[-1]
+    log_bytes = kat.log_path.read_bytes() if kat.log_path and kat.log_path.is_file() else b""
+    rel = f"kat/{step.instance.submission.key}/{step.instance.label}.log"
+    status = kat.status.value
+
+    def store() -> None:
+        evidence = None
+        if log_bytes:
+            evidence, _ = evidence_store(
+                campaign=step.campaign, relative_path=rel, kind="kat_log", content=log_bytes
+            )
+        stored, _ = build_record(
+            campaign=step.campaign,
+            instance=step.instance,
+            flags=build.flags_label,
+            kat_status=status,
+            guide_result=check.final.guide_result or "",
+            library_path=str(build.library or ""),
+            library_sha256=build.library_sha256,
+            elf_load_bytes=build.elf_load_bytes,
+            kat_log_path=rel if log_bytes else "",
+            kat_log_sha256=evidence.sha256 if evidence else "",
+            kat_log=evidence,
+            compiler=build.compiler_version,
+            build_flags=build.build_flags,
+            commands=build.commands,
+            sources=[{"path": s.path, "sha256": s.sha256} for s in build.sources],
+            warnings="\n".join(build.warnings),
+            log=build.error,
+        )
+        kat_result_record(
+            build=stored,
+            kind="official",
+            status=status,
+            first_difference=kat.first_difference or "",
+            output_sha256=kat.output_sha256 or "",
+            manifest_line=kat.output_manifest or "",
+            log=log_bytes.decode("utf-8", errors="replace"),
+            evidence=evidence,
+        )
+        if kat.functional is not None:
+            kat_result_record(
+                build=stored,
+                kind="functional",
+                status=kat.functional.status,
+                log=kat.functional.detail,
+            )
+
+    result = {
+        "kat": status,
+        "flags": build.flags_label,
+        "library": str(build.library or ""),
+        # The profile relink needs the candidate objects and the shim (it defines drng_algorithm).
+        "objects": [str(o) for o in [*build.objects, build.shim_object] if o],
+        "link_libs": list(build.link_libs),
+    }
+    return StepOutcome(
+        summary=f"KAT {status} ({build.flags_label})" + (f": {kat.detail}" if kat.detail else ""),
+        result=result,
+        store=store,
+        log=log_bytes.decode("utf-8", errors="replace")[-20000:],
+    )
+
+
+# --- calibrate / measure / profile ------------------------------------------------------------
+
+
+def _driver() -> Path:
+    from runner.timing import build_driver
+
+    return build_driver(out_dir=tools_dir())
+
+
+def _timing_kwargs(step: CampaignStep) -> dict[str, Any]:
+    from runner.timing import AdaptiveParams, GuideParams
+
+    s = _settings(step)
+    guide = GuideParams(max_operation_s=s.get("budget_per_op_s", 900.0))
+    if s.get("guide_overrides"):
+        guide = replace(guide, **s["guide_overrides"])
+    adaptive = AdaptiveParams()
+    adaptive_changes = {"precision": s.get("target_precision", 0.01)}
+    adaptive_changes["budget_s"] = s.get("budget_per_op_s", 900.0)
+    adaptive_changes.update(s.get("adaptive_overrides") or {})
+    adaptive = replace(
+        adaptive, **{k: v for k, v in adaptive_changes.items() if hasattr(adaptive, k)}
+    )
+    return {
+        "planner": s.get("planner", "adaptive"),
+        "guide": guide,
+        "adaptive": adaptive,
+        "cpu": s.get("cpu"),
+        "counter": s.get("counter"),
+    }
+
+
+def run_calibrate(step: CampaignStep) -> StepOutcome:
+    """One uncalibrated call: orders the measurements cheapest first and feeds the ETA."""
+    from runner.driver_output import parse_driver_output
+    from runner.sandbox import Limits, run_sandboxed
+
+    library = _timed_library(step)
+    s = _settings(step)
+    argv = [str(_driver()), "--iterations", "1", "--batch", "1"]
+    if s.get("cpu") is not None:
+        argv += ["--cpu", str(s["cpu"])]
+    if s.get("counter"):
+        argv += ["--counter", s["counter"]]
+    if step.input_bytes:
+        argv += ["--input-bytes", str(step.input_bytes)]
+    argv += [*_digest_args(step), str(library), step.operation]
+    budget = float(s.get("budget_per_op_s", 900.0))
+    res = run_sandboxed(argv, limits=Limits(wall_seconds=budget, cpu_seconds=int(budget) + 1))
+    try:
+        run = parse_driver_output(res.stdout)
+    except ValueError as exc:
+        raise StepFailed(f"calibration failed: {res.describe()}", res.stderr) from exc
+    if not run.ok:
+        raise StepFailed(f"calibration failed: {run.error}", res.stderr)
+    call_s = run.trials[0]["seconds"] / run.trials[0]["measurements"]
+
+    def store() -> None:
+        campaign = Campaign.objects.select_for_update().get(pk=step.campaign_id)
+        if not campaign.counter:  # the method page shows the counter the driver chose
+            campaign.counter = run.counter
+            campaign.save(update_fields=["counter"])
+
+    return StepOutcome(
+        summary=f"one call takes {call_s:.3g} s",
+        result={"call_s": call_s, "counter": run.counter},
+        store=store,
+    )
+
+
+def _call_seconds(step: CampaignStep) -> float:
+    calibration = step.campaign.steps.filter(
+        instance=step.instance,
+        phase=Phase.CALIBRATE,
+        operation=step.operation,
+        input_bytes=step.input_bytes,
+    ).first()
+    return float((calibration.result if calibration else {}).get("call_s") or 0.001)
+
+
+def run_measure(step: CampaignStep) -> StepOutcome:
+    from runner.measure import evidence_path, store_timing_json
+    from runner.timing import measure_operation
+
+    library = _timed_library(step)
+    measured = measure_operation(
+        driver=_driver(),
+        library=library,
+        operation=step.operation,
+        input_bytes=step.input_bytes,
+        extra_args=_digest_args(step),
+        **_timing_kwargs(step),
+    )
+    kat = _kat_step_result(step)
+    candidate, label = step.instance.submission.key, step.instance.label
+    record = measured.to_record(
+        candidate=candidate,
+        label=label,
+        instance=step.instance.api_instance,
+        kat=kat.get("kat", ""),
+        flags=kat.get("flags", ""),
+        library=str(library),
+        environment=step.campaign.environment,
+    )
+    path = evidence_path("records", candidate, label, step.operation, step.input_bytes)
+
+    def store() -> None:
+        store_timing_json(campaign=step.campaign, path=path, record=record, instance=step.instance)
+
+    if measured.error:
+        # The failed record (with its driver output) is still stored as evidence.
+        return StepOutcome(
+            summary=f"timing failed: {measured.error}",
+            result={"error": measured.error},
+            store=store,
+            failed=True,
+        )
+    mean = record.get("mean_cycles")
+    return StepOutcome(
+        summary=f"{record.get('measurements')} calls, mean {mean:.0f} cycles",
+        result={"measurements": record.get("measurements"), "wall_s": measured.wall_s},
+        store=store,
+    )
+
+
+def _digest_args(step: CampaignStep) -> tuple[str, ...]:
+    """Hash instances are timed at their own output length (from the manifest)."""
+    if step.operation != "hash":
+        return ()
+    _manifest, instance = _manifest_and_instance(step)
+    return ("--digest-bits", str(instance.digest_bits)) if instance.digest_bits else ()
+
+
+def run_profile(step: CampaignStep) -> StepOutcome:
+    from runner.measure import evidence_path, store_profile_json
+    from runner.profile import (
+        ProfileError,
+        ProfileParams,
+        build_profile_tools,
+        link_profile_library,
+        profile_operation,
+    )
+
+    _timed_library(step)
+    kat = _kat_step_result(step)
+    tools = build_profile_tools(out_dir=tools_dir())
+    prof_dir = work_dir(step.campaign) / "profile" / step.instance.submission.key
+    prof_dir.mkdir(parents=True, exist_ok=True)
+    library, wrapped, _command = link_profile_library(
+        objects=[Path(o) for o in kat.get("objects", [])],
+        out=prof_dir / f"lib{step.instance.label}-prof.so",
+        tools=tools,
+        link_libs=kat.get("link_libs", []),
+    )
+    params = ProfileParams()
+    overrides = _settings(step).get("profile_overrides") or {}
+    if overrides:
+        params = replace(params, **overrides)
+    try:
+        profile = profile_operation(
+            tools=tools,
+            library=library,
+            operation=step.operation,
+            candidate=step.instance.submission.key,
+            label=step.instance.label,
+            call_s=_call_seconds(step),
+            input_bytes=step.input_bytes,
+            params=params,
+            cpu=_settings(step).get("cpu"),
+            counter=_settings(step).get("counter"),
+            extra_args=_digest_args(step),
+        )
+    except ProfileError as exc:
+        raise StepFailed(f"profile failed: {exc}") from exc
+    path = evidence_path(
+        "profile",
+        step.instance.submission.key,
+        step.instance.label,
+        step.operation,
+        step.input_bytes,
+    )
+
+    def store() -> None:
+        store_profile_json(
+            campaign=step.campaign, path=path, profile=profile, instance=step.instance
+        )
+
+    share = profile.get("hash_share")
+    return StepOutcome(
+        summary=f"wrapped {', '.join(wrapped) or 'nothing'}; hash share "
+        + (f"{share:.1%}" if share is not None else "–"),
+        result={"wrapped": wrapped},
+        store=store,
+    )
+
+
+EXECUTORS: dict[str, Callable[[CampaignStep], StepOutcome]] = {
+    Phase.BUILD: run_build,
+    Phase.KAT: run_kat,
+    Phase.CALIBRATE: run_calibrate,
+    Phase.MEASURE: run_measure,
+    Phase.PROFILE: run_profile,
+}

@@ -1,0 +1,70 @@
+"""django-q2 task entry points (executed by the qcluster of the step's system)."""
+
+from __future__ import annotations
+
+import os
+import traceback
+
+from django.conf import settings
+from django.db import transaction
+
+from measurements.models import Campaign
+from runner.models import CampaignStep
+from runner.services import prerequisites_done, step_claim, step_finish
+
+
+def worker_name() -> str:
+    return f"{settings.NGCC_CLUSTER}:{os.getpid()}"
+
+
+def run_step(step_id: int) -> str:
+    """Run one campaign step; safe to deliver twice (a done step is skipped)."""
+    step = CampaignStep.objects.select_related("campaign", "instance__submission").get(pk=step_id)
+    if step.campaign.status != Campaign.Status.RUNNING:
+        return f"campaign {step.campaign.status}: step {step_id} left pending"
+    if not prerequisites_done(step):
+        # An earlier step of this instance was interrupted and is re-delivered later:
+        # queue this one again behind it rather than run out of order.
+        from django_q.tasks import async_task
+
+        async_task("runner.tasks.run_step", step_id, cluster=step.campaign.system.key)
+        return f"step {step_id} re-queued behind its prerequisites"
+    lease = float(settings.Q_CLUSTER.get("timeout", 3600))
+    claimed = step_claim(step_id=step_id, worker=worker_name(), lease_s=lease)
+    if claimed is None:
+        return f"step {step_id} already done or running"
+    from runner.steps import EXECUTORS, StepFailed
+
+    try:
+        outcome = EXECUTORS[claimed.phase](claimed)
+    except StepFailed as exc:
+        with transaction.atomic():
+            step_finish(
+                step=claimed, status=CampaignStep.Status.FAILED, summary=exc.summary, log=exc.log
+            )
+        return f"{claimed}: failed: {exc.summary}"
+    except Exception as exc:  # harness or environment error: record it, keep the worker alive
+        with transaction.atomic():
+            step_finish(
+                step=claimed,
+                status=CampaignStep.Status.FAILED,
+                summary=f"{type(exc).__name__}: {exc}",
+                log=traceback.format_exc(),
+            )
+        return f"{claimed}: error: {exc}"
+    with transaction.atomic():
+        if outcome.store is not None:
+            outcome.store()
+        step_finish(
+            step=claimed,
+            status=CampaignStep.Status.FAILED if outcome.failed else CampaignStep.Status.DONE,
+            summary=outcome.summary,
+            log=outcome.log,
+            result=outcome.result,
+        )
+    return f"{claimed}: {outcome.summary}"
+
+
+def whoami(tag: str) -> str:
+    """A trivial task used to check routing: returns the cluster that ran it."""
+    return f"{tag}@{settings.NGCC_CLUSTER}"
