@@ -177,6 +177,14 @@ def _parse_trial(raw: Any, i: int, counter_name: str) -> dict[str, Any]:
     return trial
 
 
+def parse_probe_output(stdout: str) -> dict[str, Any]:
+    """The counter reported by ``ngcc-time --probe`` (name, hz, overhead_cycles)."""
+    data = _load(stdout, "ngcc-time")
+    if data["status"] != "complete":
+        raise DriverOutputError("error", str(data.get("error")))
+    return _parse_counter(data, required=True)
+
+
 def parse_driver_output(stdout: str) -> DriverRun:
     """Validate the JSON printed by one ``ngcc-time`` process."""
     data = _load(stdout, "ngcc-time")

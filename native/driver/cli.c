@@ -23,7 +23,8 @@ static void usage(const char *prog)
             "  --cpu N          pin to CPU N (sched_setaffinity)\n"
             "  --counter NAME   auto|perf|tsc|cntvct_el0|monotonic (env NGCC_COUNTER)\n"
             "  --stack-bytes N  painted stack for the high-water mark, 0 = off\n"
-            "  --time-limit S   end a trial after the batch that passes S seconds\n",
+            "  --time-limit S   end a trial after the batch that passes S seconds\n"
+            "  --probe          report the chosen counter (rate, read overhead) and exit\n",
             prog);
 }
 
@@ -52,7 +53,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         {"digest-bits", required_argument, 0, 'd'}, {"hash-fn", required_argument, 0, 'h'},
         {"category", required_argument, 0, 'g'},   {"cpu", required_argument, 0, 'c'},
         {"counter", required_argument, 0, 'k'},    {"stack-bytes", required_argument, 0, 's'},
-        {"time-limit", required_argument, 0, 'l'},
+        {"time-limit", required_argument, 0, 'l'}, {"probe", no_argument, 0, 'p'},
         {0, 0, 0, 0}};
     memset(cli, 0, sizeof *cli);
     cli->iterations = 1;
@@ -81,6 +82,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         case 'k': cli->counter = optarg; break;
         case 's': bad = num(optarg, &cli->stack_bytes); break;
         case 'l': bad = seconds(optarg, &cli->time_limit_s); break;
+        case 'p': cli->probe = 1; break;
         default: bad = 1;
         }
         if (bad) {
@@ -88,6 +90,8 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
             return -1;
         }
     }
+    if (cli->probe && argc == optind)
+        return 0; /* counter probe: no library, no operation */
     if (argc - optind != 2 || cli->iterations == 0 || cli->trials == 0) {
         usage(prog);
         return -1;

@@ -17,6 +17,7 @@ typedef struct {
     const char *counter;
     unsigned long long stack_bytes; /* 0: no stack measurement */
     double time_limit_s;            /* 0: none; else stop a trial after this much */
+    int probe;                      /* --probe: report the counter only, time nothing */
 } ngcc_cli;
 
 /* Parse argv; on error print usage to stderr and return -1. */

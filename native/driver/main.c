@@ -127,6 +127,8 @@ int main(int argc, char **argv)
     if (ngcc_counter_init(&counter, cli.counter, err, sizeof err) != 0)
         return emit(&r, err);
     r.counter = &counter;
+    if (cli.probe) /* system registration: which counter, its rate and read overhead */
+        return emit(&r, NULL);
     uint64_t t0 = ngcc_wall_ns();
     /* RTLD_NOW: resolve every symbol at load, not lazily inside trial 1. */
     void *lib = dlopen(cli.library, RTLD_NOW | RTLD_LOCAL);

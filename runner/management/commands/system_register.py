@@ -42,7 +42,7 @@ class Command(BaseCommand):
 
 def _probe_counter() -> dict:
     """Ask the timing driver which cycle counter it picks here, with its overhead and rate."""
-    from runner.driver_output import parse_driver_output
+    from runner.driver_output import parse_probe_output
     from runner.sandbox import Limits, run_sandboxed
     from runner.steps import _driver
 
@@ -52,6 +52,6 @@ def _probe_counter() -> dict:
         return {"error": f"driver not built: {exc}"}
     res = run_sandboxed([str(driver), "--probe"], limits=Limits(wall_seconds=60))
     try:
-        return parse_driver_output(res.stdout).counter
+        return parse_probe_output(res.stdout)
     except ValueError:
         return {"error": res.describe(), "stderr": res.stderr[-500:]}

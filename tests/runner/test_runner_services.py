@@ -1,0 +1,112 @@
+"""Runner services without a worker: registration, host checks, manifests, campaign planning."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from measurements.models import Campaign
+from runner.host import host_problems
+from runner.models import CampaignStep
+from runner.services import (
+    CampaignSettings,
+    RunnerError,
+    campaign_start,
+    submission_add,
+    system_register,
+)
+
+EXAMPLES = Path(settings.BASE_DIR) / "examples"
+
+
+def test_host_checks_name_each_problem():
+    fixed = {
+        "cpufreq_governor": "performance",
+        "cpufreq_min_khz": "2100000",
+        "cpufreq_max_khz": "2100000",
+        "intel_pstate_no_turbo": "1",
+        "smt_control": "off",
+        "cpu_number": 0,
+        "virtualized": False,
+    }
+    assert host_problems(fixed, {"name": "perf_cycles"}) == []
+    unfixed = {**fixed, "cpufreq_governor": "powersave", "intel_pstate_no_turbo": "0"}
+    unfixed["cpufreq_max_khz"] = "4900000"
+    unfixed["smt_control"] = "on"
+    problems = host_problems(unfixed, {"name": "tsc"})
+    assert any("turbo is on" in p for p in problems)
+    assert any("'powersave'" in p for p in problems)
+    assert any("minimum frequency 2100000 kHz differs" in p for p in problems)
+    assert any("SMT is 'on'" in p for p in problems)
+    assert any("hardware cycle counter unavailable" in p for p in problems)
+
+
+def test_register_this_machine_records_environment_and_problems(db):
+    system = system_register(key="here_1", cpu=0, counter={"name": "tsc", "hz": 2.5e9})
+    env = system.environment
+    assert env["cpu_number"] == 0 and env["memory_total_kib"] > 0
+    assert env["architecture"] and env["kernel"] and env["compiler"].startswith("gcc")
+    # Our machines are VMs without a fixed clock: registration says so.
+    assert system.host_problems
+    with pytest.raises(RunnerError, match="not a fixed host"):
+        campaign_start(system_key="here_1", enqueue=False)
+
+
+def test_counter_probe_reports_counter_and_overhead(tmp_path, settings):
+    settings.NGCC_WORK_DIR = tmp_path
+    from runner.management.commands.system_register import _probe_counter
+
+    counter = _probe_counter()
+    assert counter["name"] in {"perf_cycles", "tsc", "cntvct_el0", "monotonic"}
+    assert counter["hz"] > 0 and counter["overhead_cycles"] >= 0
+
+
+def test_submission_add_is_idempotent_and_revises_changed_manifests(db, tmp_path):
+    tree = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, tree, ignore=shutil.ignore_patterns("faulty"))
+    manifest = tree / "kem-ex1.toml"
+    submission, outcome = submission_add(manifest_path=manifest)
+    assert outcome == "created" and submission.revision == 1
+    assert list(submission.instances.values_list("label", flat=True)) == [
+        "rlwe-lpr-256-toy",
+        "rlwe-lpr-512-toy",
+    ]
+    assert submission_add(manifest_path=manifest)[1] == "unchanged"
+    manifest.write_text(manifest.read_text().replace("toy parameters", "toy parameter sets"))
+    submission, outcome = submission_add(manifest_path=manifest)
+    assert outcome == "new revision 2" and submission.revision == 2
+
+
+def test_campaign_plan_orders_phases_and_operations(db):
+    system_register(key="here_2", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    submission_add(manifest_path=EXAMPLES / "hash-ex1.toml")
+    campaign = campaign_start(
+        system_key="here_2",
+        settings=CampaignSettings(hash_lengths=(32, 1024)),
+        enqueue=False,
+    )
+    assert campaign.status == Campaign.Status.RUNNING and campaign.unfixed_host
+    steps = list(campaign.steps.order_by("seq"))
+    phases = [s.phase for s in steps]
+    assert phases == sorted(phases, key=["build", "kat", "calibrate", "measure", "profile"].index)
+    kem_measures = [
+        s.operation
+        for s in steps
+        if s.phase == "measure" and s.instance.label == "rlwe-lpr-256-toy"
+    ]
+    assert kem_measures == ["keygen", "enc", "dec"]
+    hash_inputs = [
+        s.input_bytes
+        for s in steps
+        if s.phase == "measure" and s.instance.submission.key == "hash-ex1"
+    ]
+    assert sorted(set(hash_inputs)) == [32, 1024]
+    assert CampaignStep.objects.filter(campaign=campaign).count() == 2 * (2 + 3 * 3) + 2 * (
+        2 + 2 * 3
+    )
+    with pytest.raises(RunnerError, match="no manifest registered for kem-99"):
+        campaign_start(system_key="here_2", submission_keys=["kem-99"], enqueue=False)
