@@ -203,6 +203,10 @@ def candidate_page_url(system_key: str, submission_key: str) -> str:
     )
 
 
+def summary_page_url(system_key: str) -> str:
+    return _url("measurements:summary", {"system": system_key}, f"/performance/{system_key}/")
+
+
 def evidence_url(evidence_id: int) -> str:
     return _url("measurements:evidence", {"evidence_id": evidence_id}, f"/evidence/{evidence_id}/")
 

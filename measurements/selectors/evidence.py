@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from django.http import Http404
@@ -55,7 +56,9 @@ def content_type_for(relative_path: str) -> str:
 def submission_key_of(relative_path: str) -> str:
     """`records/kem-29/PolarKEM-128__dec.json` → `kem-29` (the harness layout)."""
     parts = relative_path.split("/")
-    return parts[1] if len(parts) >= 3 else ""
+    if len(parts) >= 3 and re.match(r"(kem|sign|kex|hash|iccs)-", parts[1]):
+        return parts[1]
+    return ""
 
 
 def evidence_view(evidence_id: int) -> EvidenceView:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from measurements.selectors.candidate_page import candidate_page_url
+from measurements.selectors.candidate_page import candidate_page_url, summary_page_url
 from measurements.selectors.evidence import content_type_for, evidence_get, evidence_view
 
 
@@ -17,7 +17,12 @@ def evidence_detail(request: HttpRequest, evidence_id: int) -> HttpResponse:
     return render(
         request,
         "measurements/evidence/detail.html",
-        {"view": view, "evidence": view.evidence, "candidate_url": candidate_url},
+        {
+            "view": view,
+            "evidence": view.evidence,
+            "candidate_url": candidate_url,
+            "summary_url": summary_page_url(view.system_key),
+        },
     )
 
 

@@ -70,3 +70,18 @@ def test_every_evidence_link_of_a_candidate_page_resolves(arm1, client):
 def test_unknown_evidence_is_404(db, client, settings, url, debug):
     settings.DEBUG = debug
     assert client.get(url).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("path", "key"),
+    [
+        ("records/kem-29/PolarKEM-128__dec.json", "kem-29"),
+        ("kat/sign-10/Facto-DSA-512.log", "sign-10"),
+        ("campaign.json", ""),
+        ("runs/local/driver-output.txt", ""),
+    ],
+)
+def test_candidate_of_an_evidence_path(path, key):
+    from measurements.selectors.evidence import submission_key_of
+
+    assert submission_key_of(path) == key
