@@ -81,7 +81,11 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web server, qcluster workers) share one SQLite file: wait for locks.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # IMMEDIATE transactions take the write lock up front, so a transaction that reads and
+    # then writes waits for the lock instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+    )
     # Tests start real worker processes, which must see the test database: keep it in a file.
     DATABASES["default"]["TEST"] = {
         "NAME": os.environ.get(

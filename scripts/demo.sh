@@ -13,6 +13,7 @@ if [ -d "$data" ]; then
   for dir in "$data"/data/*/; do
     $PY manage.py import_harness "$dir" --system "$(basename "$dir")"
   done
+  $PY manage.py import_published_pages "$shared/reference/pages"
 fi
 if [ -x scripts/demo_campaign.sh ]; then
   scripts/demo_campaign.sh

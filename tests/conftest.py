@@ -21,15 +21,22 @@ SHARED_PRESENT = ARM1_DATA.is_dir()
 SHARED_MISSING_REASON = f"shared reference data not found at {REFERENCE}"
 
 
+def load_shared_reference() -> None:
+    """Import the shared catalogs, the arm_1 dataset and the published pages' metadata."""
+    from measurements.services.imports import catalogs_import, harness_dataset_import
+    from measurements.services.published_pages import published_metadata_import
+
+    catalogs_import(directory=HARNESS_DATA)
+    harness_dataset_import(directory=ARM1_DATA, system_key="arm_1")
+    published_metadata_import(directory=PAGES)
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """Load the shared arm_1 dataset once into the test database, if it is there."""
     if SHARED_PRESENT:
-        from measurements.services.imports import catalogs_import, harness_dataset_import
-
         with django_db_blocker.unblock():
-            catalogs_import(directory=HARNESS_DATA)
-            harness_dataset_import(directory=ARM1_DATA, system_key="arm_1")
+            load_shared_reference()
 
 
 @pytest.fixture

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ARM1_DATA, HARNESS_DATA, SHARED_MISSING_REASON, SHARED_PRESENT
+from tests.conftest import (
+    ARM1_DATA,
+    SHARED_MISSING_REASON,
+    SHARED_PRESENT,
+    load_shared_reference,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -52,11 +57,8 @@ def _restore_session_data(django_db_blocker):
     the session loaded for every other test: load it again once this module is done."""
     yield
     if SHARED_PRESENT:
-        from measurements.services.imports import catalogs_import, harness_dataset_import
-
         with django_db_blocker.unblock():
-            catalogs_import(directory=HARNESS_DATA)
-            harness_dataset_import(directory=ARM1_DATA, system_key="arm_1")
+            load_shared_reference()
 
 
 @pytest.fixture
@@ -64,10 +66,7 @@ def shared_data(transactional_db):
     """live_server flushes the database: import the shared data inside the test."""
     if not SHARED_PRESENT:
         pytest.skip(SHARED_MISSING_REASON)
-    from measurements.services.imports import catalogs_import, harness_dataset_import
-
-    catalogs_import(directory=HARNESS_DATA)
-    harness_dataset_import(directory=ARM1_DATA, system_key="arm_1")
+    load_shared_reference()
 
 
 def test_index_to_candidate_to_evidence_and_back(shared_data, live_server, browser_page):
