@@ -107,7 +107,7 @@ class Timer:
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
 
-    def call(self, op: str, fn, *args) -> int:  # noqa: ANN001
+    def call(self, op: str, fn, *args) -> int:
         t0 = time.perf_counter()
         rc = fn(*args)
         self.ms[op] = round((time.perf_counter() - t0) * 1000, 3)
@@ -116,7 +116,7 @@ class Timer:
         return rc
 
 
-def check_kem(ffi: cffi.FFI, lib, timer: Timer, rounds: int) -> dict[str, int]:  # noqa: ANN001
+def check_kem(ffi: cffi.FFI, lib, timer: Timer, rounds: int) -> dict[str, int]:
     sizes = {
         "pk_len": lib.kem_get_pk_len_bytes(),
         "sk_len": lib.kem_get_sk_len_bytes(),
@@ -147,7 +147,7 @@ def check_kem(ffi: cffi.FFI, lib, timer: Timer, rounds: int) -> dict[str, int]: 
     return sizes
 
 
-def check_sign(ffi: cffi.FFI, lib, timer: Timer, rounds: int) -> dict[str, int]:  # noqa: ANN001
+def check_sign(ffi: cffi.FFI, lib, timer: Timer, rounds: int) -> dict[str, int]:
     sizes = {
         "pk_len": lib.sig_get_pk_len_bytes(),
         "sk_len": lib.sig_get_sk_len_bytes(),
@@ -185,7 +185,7 @@ def check_sign(ffi: cffi.FFI, lib, timer: Timer, rounds: int) -> dict[str, int]:
     return sizes
 
 
-def check_hash(ffi: cffi.FFI, lib, timer: Timer, digest_bits: int) -> dict[str, int]:  # noqa: ANN001
+def check_hash(ffi: cffi.FFI, lib, timer: Timer, digest_bits: int) -> dict[str, int]:
     n = (digest_bits + 7) // 8
     digests = []
     for msg in (b"", b"abc", b"abd", bytes(range(256)) * 4):

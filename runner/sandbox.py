@@ -83,7 +83,7 @@ class SandboxResult:
 class _Reader(threading.Thread):
     """Drain a pipe, keeping at most ``keep`` bytes."""
 
-    def __init__(self, stream, keep: int) -> None:  # noqa: ANN001
+    def __init__(self, stream, keep: int) -> None:
         super().__init__(daemon=True)
         self.stream, self.keep = stream, keep
         self.chunks: list[bytes] = []
@@ -120,7 +120,7 @@ def _user_process_count() -> int:
     return count
 
 
-def _limit_setter(limits: Limits, nproc: int | None):  # noqa: ANN202
+def _limit_setter(limits: Limits, nproc: int | None):
     pairs: list[tuple[int, int, int]] = []
     if limits.address_space_bytes:
         pairs.append((resource.RLIMIT_AS, limits.address_space_bytes, limits.address_space_bytes))
@@ -185,7 +185,7 @@ def run_sandboxed(
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 close_fds=True,
-                preexec_fn=_limit_setter(limits, nproc),  # noqa: PLW1509
+                preexec_fn=_limit_setter(limits, nproc),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             return SandboxResult(
