@@ -204,7 +204,5 @@ def test_failing_candidate_is_recorded_and_campaign_goes_on(box):
     assert any(s.summary and (s.log or s.summary) for s in failed)
     build = campaign.builds.get(instance__submission__key=faulty_key)
     assert build.kat_status == "CRASH"
-    assert (
-        Measurement.objects.filter(campaign=campaign, instance__submission__key="kem-ex1").count()
-        == 6
-    )
+    measured = Measurement.objects.filter(campaign=campaign, instance__submission__key="kem-ex1")
+    assert measured.count() == 3
