@@ -7,6 +7,7 @@ of this box: tasks for one system are routed to that system's cluster only.
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -89,7 +90,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Tests start real worker processes, which must see the test database: keep it in a file.
     DATABASES["default"]["TEST"] = {
         "NAME": os.environ.get(
-            "NGCC_TEST_SQLITE", str(BASE_DIR / "var" / f"test-ngcc-{os.getpid()}.sqlite3")
+            "NGCC_TEST_SQLITE",
+            str(Path(tempfile.gettempdir()) / f"ngcc-test-{os.getpid()}.sqlite3"),
         )
     }
 

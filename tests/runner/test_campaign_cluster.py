@@ -153,6 +153,13 @@ def test_campaign_end_to_end_through_worker(box, client, broker):
     page = client.get(f"/campaigns/{campaign.key}/")
     assert page.status_code == 200
     assert "100%" in page.content.decode()
+    # The example candidate's page shows the stored figures, flagged as from an unfixed host.
+    from measurements.formatting import format_cycles
+
+    body = client.get("/performance/box_a/kem-ex1/").content.decode()
+    assert "Measured on an unfixed host" in body
+    for m in Measurement.objects.filter(campaign=campaign):
+        assert f'<td class="num">{format_cycles(m.mean_cycles)}</td>' in body
 
 
 def test_tasks_are_routed_to_their_own_cluster(box):
