@@ -16,6 +16,7 @@ if [ "$done_before" != "0" ] && [ -z "${NGCC_DEMO_REMEASURE:-}" ]; then
   exit 0
 fi
 $PY manage.py campaign_start --system "$SYSTEM" --quick --planner guide
+mkdir -p var
 $PY manage.py box_worker > var/demo-worker.log 2>&1 &
 worker=$!
 trap 'kill $worker 2>/dev/null || true; wait $worker 2>/dev/null || true' EXIT
