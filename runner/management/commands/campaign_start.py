@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from measurements.models import Campaign
 from runner.services import CampaignSettings, RunnerError, campaign_start
 
 
@@ -29,8 +30,21 @@ class Command(BaseCommand):
         parser.add_argument(
             "--quick", action="store_true", help="tiny plans (demo and smoke tests, not figures)"
         )
+        parser.add_argument(
+            "--unless-complete",
+            action="store_true",
+            help="do nothing if a complete measured campaign exists on the system",
+        )
 
     def handle(self, *args, **o):
+        if (
+            o["unless_complete"]
+            and Campaign.objects.filter(
+                system__key=o["system"], source="measured", status=Campaign.Status.COMPLETE
+            ).exists()
+        ):
+            self.stdout.write(f"a complete campaign exists on {o['system']}: nothing started")
+            return
         quick = {
             "guide_overrides": {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10},
             "adaptive_overrides": {"budget_s": 2.0},
