@@ -317,6 +317,8 @@ class Trial(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["measurement", "index"], name="uniq_trial_index")
         ]
+        # The API pages a measurement's trials by a cursor over id.
+        indexes = [models.Index(fields=["measurement", "id"], name="trial_measurement_id")]
 
     def save(self, *args, **kwargs) -> None:
         if self.pk is not None and not kwargs.get("force_insert"):
