@@ -22,9 +22,10 @@ def _is_missing(value: float | int | None) -> bool:
 
 def three_significant(value: float) -> str:
     """Three significant digits without exponent, for 1 <= value < 1000 (`76.7`, `121`, `2.32`)."""
-    if value >= 100:
+    # Decide on the rounded value, so that 9.996 becomes "10.0", not "10.00".
+    if round(value) >= 100:
         return f"{value:.0f}"
-    if value >= 10:
+    if round(value, 1) >= 10:
         return f"{value:.1f}"
     return f"{value:.2f}"
 

@@ -19,6 +19,9 @@ from typing import Any
 from measurements.stats import aggregates_from_trials, relative_difference
 
 AGGREGATE_TOLERANCE = 1e-9
+# Candidate ids and instance labels become URL parts and export file names: keep them plain.
+CANDIDATE_ID = re.compile(r"^(?:(?:kem|sign|kex|hash)-[A-Za-z0-9_]+|iccs)$")
+INSTANCE_LABEL = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
 HASH_FUNCTIONS = ("pseudohash", "pseudoXOF", "sm3hash")
 
 
@@ -66,6 +69,18 @@ class _Reader:
             return default
         if not isinstance(value, str):
             raise self.fail(key, f"expected a string, got {type(value).__name__}")
+        return value
+
+    def candidate(self, key: str = "candidate") -> str:
+        value = self.str(key)
+        if not CANDIDATE_ID.match(value):
+            raise self.fail(key, f"{value!r} is not a candidate id such as kem-29")
+        return value
+
+    def label(self, key: str = "label") -> str:
+        value = self.str(key)
+        if not INSTANCE_LABEL.match(value) or ".." in value:
+            raise self.fail(key, f"{value!r} is not a plain instance label")
         return value
 
     def int(self, key: str, required: bool = True, minimum: int | None = 0) -> int | None:
@@ -258,8 +273,8 @@ def _check_aggregates(path: str, r: _Reader, trials: list[TrialRow]) -> dict[str
             f"{recomputed['measurements']}",
         )
     for key in _AGGREGATE_FIELDS:
-        if stored[key] is None:
-            stored[key] = recomputed[key]
+        if stored[key] is None or recomputed[key] is None:
+            stored[key] = recomputed[key] if stored[key] is None else stored[key]
             continue
         if relative_difference(stored[key], recomputed[key]) > AGGREGATE_TOLERANCE:
             raise r.fail(
@@ -297,8 +312,8 @@ def parse_timing_record(path: str, data: Any) -> TimingRecord:
         path=path,
         schema=r.int("schema", required=False) or 2,
         status=status,
-        candidate=r.str("candidate"),
-        label=r.str("label"),
+        candidate=r.candidate(),
+        label=r.label(),
         instance=r.str("instance", required=False),
         variant=r.str("variant", required=False, default="reference"),
         flags=r.str("flags", required=False),
@@ -416,8 +431,8 @@ def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
         warmups = meta.int("warmups", required=False)
     return HashProfileRecord(
         path=path,
-        candidate=r.str("candidate"),
-        label=r.str("label"),
+        candidate=r.candidate(),
+        label=r.label(),
         operation=r.str("operation"),
         input_bytes=r.int("input_bytes"),
         status=status,
@@ -459,8 +474,8 @@ def parse_build_index(path: str, data: Any) -> list[BuildEntry]:
     entries: list[BuildEntry] = []
     for key in instances.data:
         e = instances.obj(key)
-        candidate = e.str("candidate")
-        label = e.str("label")
+        candidate = e.candidate()
+        label = e.label()
         if key != f"{candidate}/{label}":
             raise e.fail("label", f"key {key!r} does not match candidate/label")
         entries.append(

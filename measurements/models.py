@@ -309,7 +309,6 @@ class Trial(models.Model):
     samples = models.JSONField(default=list, blank=True)
     batch_calls = models.PositiveIntegerField(null=True, blank=True)
     meta = models.JSONField(default=dict, blank=True)
-    idempotency_key = models.CharField(max_length=200, null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -26,7 +26,7 @@ class Aggregates:
     measurements: int
     mean_cycles: float
     mean_seconds: float
-    operations_per_second: float
+    operations_per_second: float | None
     median_trial_seconds: float
     median_trial_cycles: float
     min_trial_seconds: float
@@ -50,7 +50,7 @@ def aggregates_from_trials(trials: Iterable[TrialLike]) -> Aggregates:
         measurements=total_n,
         mean_cycles=total_c / total_n,
         mean_seconds=total_s / total_n,
-        operations_per_second=total_n / total_s if total_s > 0 else math.inf,
+        operations_per_second=total_n / total_s if total_s > 0 else None,
         median_trial_seconds=statistics.median(per_call_s),
         median_trial_cycles=statistics.median(per_call_c),
         min_trial_seconds=min(per_call_s),

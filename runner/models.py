@@ -61,10 +61,3 @@ class CampaignStep(models.Model):
     def __str__(self) -> str:
         target = f" {self.operation}" if self.operation else ""
         return f"{self.phase} {self.instance.label}{target}"
-
-    @property
-    def idempotency_key(self) -> str:
-        return (
-            f"{self.campaign.key}:{self.phase}:{self.instance_id}:{self.operation}:"
-            f"{self.input_bytes}"
-        )

@@ -247,7 +247,11 @@ def _classify(
     elif sig == signal.SIGXFSZ:
         status, detail = Outcome.LIMIT, f"file-size limit of {limits.file_size_bytes} bytes"
     elif sig is not None:
-        status, detail = Outcome.CRASH, f"killed by {signal.Signals(sig).name}"
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:  # e.g. a real-time signal
+            name = f"signal {sig}"
+        status, detail = Outcome.CRASH, f"killed by {name}"
     elif rc != 0:
         status, detail = Outcome.EXIT, f"exit status {rc}"
     else:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from measurements.models import Campaign
-from runner.models import Phase
+from runner.models import CampaignStep, Phase
 
 
 @dataclasses.dataclass
@@ -56,3 +57,11 @@ def campaign_progress(campaign: Campaign) -> CampaignProgress:
         eta_s=eta,
         elapsed_s=(end - campaign.started_utc).total_seconds() if campaign.started_utc else 0.0,
     )
+
+
+def measured_campaigns() -> QuerySet[Campaign]:
+    return Campaign.objects.filter(source="measured").select_related("system")
+
+
+def campaign_steps(campaign: Campaign) -> QuerySet[CampaignStep]:
+    return campaign.steps.select_related("instance__submission").order_by("seq")

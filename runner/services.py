@@ -16,7 +16,16 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from measurements.models import Campaign, Category, Instance, Submission, System
+from measurements.models import (
+    Campaign,
+    Category,
+    EvidenceFile,
+    Instance,
+    Measurement,
+    Submission,
+    System,
+)
+from measurements.services.size_audit import size_audit_recompute
 from runner.host import capture_environment, host_problems
 from runner.models import PHASE_ORDER, CampaignStep, Phase
 
@@ -273,13 +282,28 @@ def campaign_resume(*, campaign: Campaign) -> int:
         campaign.status = Campaign.Status.RUNNING
         campaign.ended_utc = None
         campaign.save(update_fields=["status", "ended_utc"])
+        _campaign_close_if_finished(campaign)
     return campaign_enqueue(campaign=campaign)
 
 
+@transaction.atomic
 def campaign_rerun_failed(*, campaign: Campaign) -> int:
-    """Reset failed steps to pending and resume."""
-    campaign.steps.filter(status=CampaignStep.Status.FAILED).update(
-        status=CampaignStep.Status.PENDING, log="", summary=""
+    """Discard what the failed steps stored (failed records, no trials), reset them, resume."""
+    failed = list(campaign.steps.filter(status=CampaignStep.Status.FAILED))
+    for step in failed:
+        if step.phase == Phase.MEASURE:
+            stale = Measurement.objects.filter(
+                campaign=campaign,
+                instance=step.instance,
+                operation=step.operation,
+                input_bytes=step.input_bytes,
+                trials__isnull=True,
+            ).exclude(status="complete")
+            evidence_ids = list(stale.exclude(evidence=None).values_list("evidence", flat=True))
+            stale.delete()
+            EvidenceFile.objects.filter(pk__in=evidence_ids).delete()
+    campaign.steps.filter(pk__in=[s.pk for s in failed]).update(
+        status=CampaignStep.Status.PENDING, log="", summary="", claimed_until=None
     )
     return campaign_resume(campaign=campaign)
 
@@ -341,6 +365,8 @@ def step_finish(
 
 
 def _campaign_close_if_finished(campaign: Campaign) -> None:
+    """Complete a running campaign with no open step (locking it, so only one closer wins)."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     open_steps = campaign.steps.filter(
         status__in=[CampaignStep.Status.PENDING, CampaignStep.Status.RUNNING]
     )
@@ -348,6 +374,8 @@ def _campaign_close_if_finished(campaign: Campaign) -> None:
         campaign.status = Campaign.Status.COMPLETE
         campaign.ended_utc = timezone.now()
         campaign.save(update_fields=["status", "ended_utc"])
+        # Measured API sizes are now known: bring the external size audit up to date.
+        size_audit_recompute()
 
 
 def campaigns_recover(*, system_key: str) -> dict[str, int]:
@@ -358,9 +386,13 @@ def campaigns_recover(*, system_key: str) -> dict[str, int]:
     transaction), so running it again cannot duplicate a trial.
     """
     recovered: dict[str, int] = {}
-    for campaign in Campaign.objects.filter(system__key=system_key, status=Campaign.Status.RUNNING):
+    campaigns = Campaign.objects.filter(
+        system__key=system_key, status__in=[Campaign.Status.RUNNING, Campaign.Status.PAUSED]
+    )
+    for campaign in campaigns:
         campaign.steps.filter(status=CampaignStep.Status.RUNNING).update(
             status=CampaignStep.Status.PENDING, claimed_until=None
         )
-        recovered[campaign.key] = campaign_enqueue(campaign=campaign)
+        if campaign.status == Campaign.Status.RUNNING:  # a paused one waits for its resume
+            recovered[campaign.key] = campaign_enqueue(campaign=campaign)
     return recovered

@@ -7,7 +7,6 @@ runner.kat, runner.timing and runner.profile).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,9 +14,8 @@ from typing import Any
 
 from django.conf import settings
 
+from measurements.formatting import format_cycles, format_seconds, format_share
 from measurements.models import Campaign, KatStatus
-from measurements.services.evidence import evidence_store
-from measurements.services.recording import build_record, kat_result_record
 from runner.models import CampaignStep, Phase
 
 #: Statuses with which an instance is still timed (flagged on its page).
@@ -88,33 +86,15 @@ def _timed_library(step: CampaignStep) -> Path:
 
 def run_build(step: CampaignStep) -> StepOutcome:
     from runner.build import build_instance
+    from runner.results import guide_build_store
 
     manifest, instance = _manifest_and_instance(step)
     result = build_instance(
         manifest, instance, flags_label="guide", build_root=work_dir(step.campaign) / "build"
     )
-    payload = json.dumps(result.to_dict(), indent=1, sort_keys=True, default=str).encode()
-    rel = f"build/{step.instance.submission.key}/{step.instance.label}.guide.json"
 
     def store() -> None:
-        evidence, _ = evidence_store(
-            campaign=step.campaign, relative_path=rel, kind="build_log", content=payload
-        )
-        build_record(
-            campaign=step.campaign,
-            instance=step.instance,
-            flags="guide",
-            kat_status=KatStatus.PENDING if result.ok else KatStatus.BUILDFAIL,
-            library_path=str(result.library or ""),
-            library_sha256=result.library_sha256,
-            elf_load_bytes=result.elf_load_bytes,
-            compiler=result.compiler_version,
-            build_flags=result.build_flags,
-            commands=result.commands,
-            sources=[{"path": s.path, "sha256": s.sha256} for s in result.sources],
-            warnings="\n".join(result.warnings),
-            log=result.error,
-        )
+        guide_build_store(campaign=step.campaign, instance=step.instance, build=result)
 
     summary = "built with guide flags" if result.ok else f"guide build failed: {result.error}"
     return StepOutcome(summary=summary, result={"ok": result.ok}, store=store, log=result.error)
@@ -125,56 +105,15 @@ def run_build(step: CampaignStep) -> StepOutcome:
 
 def run_kat(step: CampaignStep) -> StepOutcome:
     from runner.kat import check_instance
+    from runner.results import instance_check_store
 
     manifest, instance = _manifest_and_instance(step)
     check = check_instance(manifest, instance, build_root=work_dir(step.campaign) / "build")
-    build, kat = check.builds[-1], check.kats[-1]
-    log_bytes = kat.log_path.read_bytes() if kat.log_path and kat.log_path.is_file() else b""
-    rel = f"kat/{step.instance.submission.key}/{step.instance.label}.log"
+    build, kat = check.build, check.final
     status = kat.status.value
 
     def store() -> None:
-        evidence = None
-        if log_bytes:
-            evidence, _ = evidence_store(
-                campaign=step.campaign, relative_path=rel, kind="kat_log", content=log_bytes
-            )
-        stored, _ = build_record(
-            campaign=step.campaign,
-            instance=step.instance,
-            flags=build.flags_label,
-            kat_status=status,
-            guide_result=check.final.guide_result or "",
-            library_path=str(build.library or ""),
-            library_sha256=build.library_sha256,
-            elf_load_bytes=build.elf_load_bytes,
-            kat_log_path=rel if log_bytes else "",
-            kat_log_sha256=evidence.sha256 if evidence else "",
-            kat_log=evidence,
-            compiler=build.compiler_version,
-            build_flags=build.build_flags,
-            commands=build.commands,
-            sources=[{"path": s.path, "sha256": s.sha256} for s in build.sources],
-            warnings="\n".join(build.warnings),
-            log=build.error,
-        )
-        kat_result_record(
-            build=stored,
-            kind="official",
-            status=status,
-            first_difference=kat.first_difference or "",
-            output_sha256=kat.output_sha256 or "",
-            manifest_line=kat.output_manifest or "",
-            log=log_bytes.decode("utf-8", errors="replace"),
-            evidence=evidence,
-        )
-        if kat.functional is not None:
-            kat_result_record(
-                build=stored,
-                kind="functional",
-                status=kat.functional.status,
-                log=kat.functional.detail,
-            )
+        instance_check_store(campaign=step.campaign, instance=step.instance, check=check)
 
     result = {
         "kat": status,
@@ -184,11 +123,14 @@ def run_kat(step: CampaignStep) -> StepOutcome:
         "objects": [str(o) for o in [*build.objects, build.shim_object] if o],
         "link_libs": list(build.link_libs),
     }
+    log = (
+        kat.log_path.read_text(errors="replace") if kat.log_path and kat.log_path.is_file() else ""
+    )
     return StepOutcome(
         summary=f"KAT {status} ({build.flags_label})" + (f": {kat.detail}" if kat.detail else ""),
         result=result,
         store=store,
-        log=log_bytes.decode("utf-8", errors="replace")[-20000:],
+        log=log[-20000:],
     )
 
 
@@ -256,7 +198,7 @@ def run_calibrate(step: CampaignStep) -> StepOutcome:
             campaign.save(update_fields=["counter"])
 
     return StepOutcome(
-        summary=f"one call takes {call_s:.3g} s",
+        summary=f"one call takes {format_seconds(call_s)}",
         result={"call_s": call_s, "counter": run.counter},
         store=store,
     )
@@ -311,7 +253,7 @@ def run_measure(step: CampaignStep) -> StepOutcome:
         )
     mean = record.get("mean_cycles")
     return StepOutcome(
-        summary=f"{record.get('measurements')} calls, mean {mean:.0f} cycles",
+        summary=f"{record.get('measurements')} calls, mean {format_cycles(mean)} cycles",
         result={"measurements": record.get("measurements"), "wall_s": measured.wall_s},
         store=store,
     )
@@ -381,8 +323,7 @@ def run_profile(step: CampaignStep) -> StepOutcome:
 
     share = profile.get("hash_share")
     return StepOutcome(
-        summary=f"wrapped {', '.join(wrapped) or 'nothing'}; hash share "
-        + (f"{share:.1%}" if share is not None else "–"),
+        summary=f"wrapped {', '.join(wrapped) or 'nothing'}; hash share " + format_share(share),
         result={"wrapped": wrapped},
         store=store,
     )

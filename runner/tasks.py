@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
@@ -38,31 +39,54 @@ def run_step(step_id: int) -> str:
     try:
         outcome = EXECUTORS[claimed.phase](claimed)
     except StepFailed as exc:
-        with transaction.atomic():
-            step_finish(
-                step=claimed, status=CampaignStep.Status.FAILED, summary=exc.summary, log=exc.log
-            )
-        return f"{claimed}: failed: {exc.summary}"
+        return _close(claimed, CampaignStep.Status.FAILED, summary=exc.summary, log=exc.log)
     except Exception as exc:  # harness or environment error: record it, keep the worker alive
-        with transaction.atomic():
-            step_finish(
-                step=claimed,
-                status=CampaignStep.Status.FAILED,
-                summary=f"{type(exc).__name__}: {exc}",
-                log=traceback.format_exc(),
-            )
-        return f"{claimed}: error: {exc}"
-    with transaction.atomic():
-        if outcome.store is not None:
-            outcome.store()
-        step_finish(
-            step=claimed,
-            status=CampaignStep.Status.FAILED if outcome.failed else CampaignStep.Status.DONE,
-            summary=outcome.summary,
-            log=outcome.log,
-            result=outcome.result,
+        summary = f"{type(exc).__name__}: {exc}"
+        return _close(
+            claimed, CampaignStep.Status.FAILED, summary=summary, log=traceback.format_exc()
         )
-    return f"{claimed}: {outcome.summary}"
+    status = CampaignStep.Status.FAILED if outcome.failed else CampaignStep.Status.DONE
+    return _close(
+        claimed,
+        status,
+        summary=outcome.summary,
+        log=outcome.log,
+        result=outcome.result,
+        store=outcome.store,
+    )
+
+
+def _close(
+    claimed: CampaignStep,
+    status: str,
+    *,
+    summary: str,
+    log: str = "",
+    result: dict | None = None,
+    store: Callable[[], None] | None = None,
+) -> str:
+    """Store the step's results and close it in one transaction, if it is still ours.
+
+    A step this worker claimed may meanwhile have been released (worker recovery) and run by
+    another worker; then this run's results are dropped rather than stored twice.
+    """
+    with transaction.atomic():
+        still_ours = (
+            CampaignStep.objects.select_for_update()
+            .filter(
+                pk=claimed.pk,
+                status=CampaignStep.Status.RUNNING,
+                worker=claimed.worker,
+                attempts=claimed.attempts,
+            )
+            .exists()
+        )
+        if not still_ours:
+            return f"{claimed}: released while running; results of this run dropped"
+        if store is not None:
+            store()
+        step_finish(step=claimed, status=status, summary=summary, log=log, result=result)
+    return f"{claimed}: {status}: {summary}"
 
 
 def whoami(tag: str) -> str:

@@ -6,7 +6,6 @@ the same tables in the same shape.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
@@ -145,7 +144,7 @@ def kat_result_record(
     return result
 
 
-def _trial_from_row(measurement: Measurement, row: TrialRow, key: str | None) -> Trial:
+def _trial_from_row(measurement: Measurement, row: TrialRow) -> Trial:
     return Trial(
         measurement=measurement,
         index=row.index,
@@ -159,37 +158,7 @@ def _trial_from_row(measurement: Measurement, row: TrialRow, key: str | None) ->
         samples=row.samples,
         batch_calls=row.batch_calls,
         meta=row.meta,
-        idempotency_key=key,
     )
-
-
-@transaction.atomic
-def trials_append(
-    *, measurement: Measurement, trials: Iterable[TrialRow], idempotency_prefix: str | None = None
-) -> int:
-    """Add trials, skipping those whose idempotency key is already stored; returns rows added.
-
-    A re-run of an interrupted task therefore never duplicates a trial.
-    """
-    rows = list(trials)
-    keys = [f"{idempotency_prefix}:{row.index}" if idempotency_prefix else None for row in rows]
-    existing_keys = set(
-        Trial.objects.filter(idempotency_key__in=[k for k in keys if k]).values_list(
-            "idempotency_key", flat=True
-        )
-    )
-    existing_indexes = set(measurement.trials.values_list("index", flat=True))
-    new = []
-    for row, key in zip(rows, keys, strict=True):
-        if key in existing_keys:
-            continue
-        if row.index in existing_indexes:
-            raise RecordConflict(
-                f"{measurement}: trial {row.index} is already stored; trials are never overwritten"
-            )
-        new.append(_trial_from_row(measurement, row, key))
-    Trial.objects.bulk_create(new)
-    return len(new)
 
 
 @transaction.atomic
@@ -280,7 +249,7 @@ def timing_record_store(
         evidence=evidence,
         **_measurement_values(record),
     )
-    Trial.objects.bulk_create([_trial_from_row(measurement, row, None) for row in record.trials])
+    Trial.objects.bulk_create([_trial_from_row(measurement, row) for row in record.trials])
     if any(row.samples for row in record.trials):
         measurement_recompute_aggregates(measurement=measurement)
     return measurement

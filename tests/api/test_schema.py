@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 
 import pytest
 import schemathesis
@@ -80,7 +79,6 @@ def test_schemathesis_finds_no_server_errors(arm1):
 
     with _keep_test_connection():
         schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
-        started = time.monotonic()
         failures: list[str] = []
         operations = 0
         for result in schema.get_all_operations():
@@ -93,4 +91,3 @@ def test_schemathesis_finds_no_server_errors(arm1):
                 failures.append(f"{operation.label}: {exc}")
     assert operations >= 40
     assert not failures, "\n\n".join(failures)
-    assert time.monotonic() - started < 60

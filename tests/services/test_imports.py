@@ -180,6 +180,8 @@ def test_mini_dataset_imports_with_real_values(empty_db):
         (lambda d: d.pop("operation"), "operation"),
         (lambda d: d["trials"][0].pop("seconds"), "trials[0].seconds"),
         (lambda d: d.__setitem__("measurements", 7), "measurements"),
+        (lambda d: d.__setitem__("label", "../../evil"), "label"),
+        (lambda d: d.__setitem__("candidate", "kem-29/x"), "candidate"),
     ],
 )
 def test_corrupted_record_fails_naming_file_and_field(empty_db, mini_copy, corrupt, field):

@@ -2,6 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from measurements.formatting import format_seconds
 from measurements.models import Campaign
 from measurements.progress import ProgressBar
 from runner.models import CampaignStep
@@ -33,10 +34,10 @@ class Command(BaseCommand):
         for phase, counts in progress.by_phase.items():
             parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
             self.stdout.write(f"  {phase:10s} {parts or '-'}")
-        eta = f"{progress.eta_s:.0f} s" if progress.eta_s is not None else "unknown"
+        eta = format_seconds(progress.eta_s) if progress.eta_s is not None else "unknown"
         self.stdout.write(
             f"  instances done {progress.instances_done}/{progress.instances_total}, "
-            f"elapsed {progress.elapsed_s:.0f} s, ETA {eta}"
+            f"elapsed {format_seconds(progress.elapsed_s)}, ETA {eta}"
         )
         for step in found.steps.filter(status=CampaignStep.Status.FAILED).select_related(
             "instance"

@@ -18,66 +18,17 @@ from runner.manifest import Manifest, ManifestError, load_manifest
 def record_check(*, campaign_key: str, manifest: Manifest, check: InstanceCheck) -> None:
     """Store the final build and its KAT/functional results for one instance."""
     from measurements.models import Campaign
-    from measurements.services.evidence import EvidenceConflict, evidence_store
-    from measurements.services.recording import (
-        build_record,
-        instance_get_or_create,
-        kat_result_record,
-    )
+    from measurements.services.recording import instance_get_or_create
+    from runner.results import instance_check_store
 
     campaign = Campaign.objects.get(key=campaign_key)
-    build, kat = check.build, check.final
     instance, _ = instance_get_or_create(
         candidate=manifest.candidate,
         label=check.label,
-        api_instance=kat.instance,
+        api_instance=check.final.instance,
         variant=manifest.variant,
     )
-    log_bytes = kat.log_path.read_bytes() if kat.log_path else b""
-    rel = f"kat/{manifest.candidate}/{check.label}.log"
-    try:
-        evidence, _ = evidence_store(
-            campaign=campaign, relative_path=rel, kind="kat_log", content=log_bytes
-        )
-    except EvidenceConflict:  # a re-run: keep both logs, the new one under its digest
-        rel = f"kat/{manifest.candidate}/{check.label}-{kat.log_sha256[:16]}.log"
-        evidence, _ = evidence_store(
-            campaign=campaign, relative_path=rel, kind="kat_log", content=log_bytes
-        )
-    row, _ = build_record(
-        campaign=campaign,
-        instance=instance,
-        flags=build.flags_label,
-        kat_status=kat.status.value,
-        guide_result=kat.guide_result or "",
-        library_path=f"{manifest.candidate}/lib/lib{check.label}.so",
-        library_sha256=build.library_sha256,
-        elf_load_bytes=build.elf_load_bytes,
-        kat_log_path=rel,
-        kat_log_sha256=kat.log_sha256,
-        kat_log=evidence,
-        compiler=build.compiler_version,
-        build_flags=build.build_flags,
-        commands=build.commands,
-        sources=[{"path": s.path, "sha256": s.sha256} for s in build.sources],
-        warnings="\n".join(build.warnings),
-        log=build.error,
-    )
-    kat_result_record(
-        build=row,
-        kind="official",
-        status=kat.status.value,
-        first_difference=kat.first_difference or "",
-        output_sha256=kat.output_sha256 or "",
-        reference_sha256=(kat.reference.split()[0] if " " in kat.reference else ""),
-        manifest_line=kat.output_manifest or "",
-        log=log_bytes.decode(errors="replace"),
-        evidence=evidence,
-    )
-    if kat.functional is not None:
-        fc = kat.functional
-        status = fc.status if fc.status != "SKIPPED" else "NOKAT"
-        kat_result_record(build=row, kind="functional", status=status, log=fc.detail)
+    instance_check_store(campaign=campaign, instance=instance, check=check)
 
 
 class Command(BaseCommand):
