@@ -110,3 +110,53 @@ def test_campaign_plan_orders_phases_and_operations(db):
     )
     with pytest.raises(RunnerError, match="no manifest registered for kem-99"):
         campaign_start(system_key="here_2", submission_keys=["kem-99"], enqueue=False)
+
+
+def test_rerun_failed_measures_again_and_resume_closes(db, tmp_path, settings):
+    """Steps run in this process (the worker path is covered by test_campaign_cluster)."""
+    from measurements.models import Measurement
+    from runner.services import campaign_rerun_failed, campaign_resume
+
+    settings.NGCC_WORK_DIR = tmp_path
+    system_register(key="here_3", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    quick = CampaignSettings(
+        planner="guide",
+        instances=("rlwe-lpr-256-toy",),
+        operations=("keygen",),
+        guide_overrides={"trials": 2, "target_trial_s": 0.01, "min_total_calls": 5},
+        profile_overrides={"target_s": 0.01, "max_operations": 5},
+    )
+    campaign = campaign_start(system_key="here_3", settings=quick, enqueue=False)
+    steps = {s.phase: s for s in campaign.steps.all()}
+    for phase in ("build", "kat", "calibrate"):
+        _run_one(steps[phase])
+    # Sabotage the library the measurement loads: the driver fails, a failed record is stored.
+    kat = CampaignStep.objects.get(pk=steps["kat"].pk)
+    library = kat.result["library"]
+    kat.result = {**kat.result, "library": str(tmp_path / "missing.so")}
+    kat.save()
+    _run_one(steps["measure"])
+    failed = CampaignStep.objects.get(pk=steps["measure"].pk)
+    assert failed.status == "failed" and "timing failed" in failed.summary
+    assert Measurement.objects.get(campaign=campaign).status != "complete"
+
+    kat.result = {**kat.result, "library": library}
+    kat.save()
+    campaign_rerun_failed(campaign=campaign)
+    _run_one(steps["measure"])
+    _run_one(steps["profile"])
+    measurement = Measurement.objects.get(campaign=campaign)
+    assert measurement.status == "complete" and measurement.trials.count() == 2
+    campaign.refresh_from_db()
+    assert campaign.status == Campaign.Status.COMPLETE
+    # Resuming a campaign with nothing left to do closes it again at once.
+    campaign_resume(campaign=campaign)
+    campaign.refresh_from_db()
+    assert campaign.status == Campaign.Status.COMPLETE
+
+
+def _run_one(step) -> None:
+    from runner.tasks import run_step
+
+    run_step(step.pk)
