@@ -1,50 +1,56 @@
-"""measure_instance on the example submissions: stored through the services, recomputable."""
+"""The measure and profile steps of a campaign on the example submissions: stored through the
+services, recomputable. Steps run in this process; test_campaign_cluster runs them in workers."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 
 from measurements.models import HashProfile, Measurement
 from measurements.services.recording import measurement_recompute_aggregates
 from measurements.stats import aggregates_from_trials
-from runner.measure import measure_instance
-from runner.profile import ProfileParams
-from runner.timing import GuideParams
-from tests.factories import CampaignFactory
+from runner.services import CampaignSettings, campaign_start, submission_add, system_register
+from runner.tasks import run_step
 
-TINY = GuideParams(trials=2, target_trial_s=0.01, min_total_calls=20)
-TINY_PROFILE = ProfileParams(target_s=0.02, max_operations=50)
+EXAMPLES_DIR = Path(django_settings.BASE_DIR) / "examples"
 EXAMPLES = {"kem": "rlwe-lpr-256-toy", "sign": "wots-sm3-w16", "hash": "sha3-512-ex"}
+MANIFESTS = {"kem": "kem-ex1.toml", "sign": "sign-ex1.toml", "hash": "hash-ex1.toml"}
+TINY = {
+    "planner": "guide",
+    "guide_overrides": {"trials": 2, "target_trial_s": 0.01, "min_total_calls": 20},
+    "profile_overrides": {"target_s": 0.02, "max_operations": 50},
+    "hash_lengths": (32, 4096),
+}
+
+
+def run_campaign(category: str, **overrides):
+    """Plan a campaign for one example instance and run its steps here, in order."""
+    system_register(key="steps_1", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES_DIR / MANIFESTS[category])
+    options = {**TINY, "instances": (EXAMPLES[category],), **overrides}
+    campaign = campaign_start(
+        system_key="steps_1", settings=CampaignSettings(**options), enqueue=False
+    )
+    for step_id in campaign.steps.order_by("seq").values_list("id", flat=True):
+        run_step(step_id)
+    return campaign
 
 
 @pytest.fixture
-def campaign(db):
-    return CampaignFactory(source="runner", status="running")
+def work_dir(db, tmp_path, settings):
+    settings.NGCC_WORK_DIR = tmp_path
+    return tmp_path
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("category", ["kem", "sign", "hash"])
-def test_measuring_an_example_stores_complete_measurements_and_profiles(
-    category, campaign, example_checks, example_manifests, tmp_path
-):
-    check = example_checks[EXAMPLES[category]]
-    assert check.build.ok, check.build.error
-    manifest = next(m for m in example_manifests.values() if m.category == category)
-    instance = next(i for i in manifest.instances if i.label == EXAMPLES[category])
-    result = measure_instance(
-        campaign=campaign,
-        build=check.build,
-        category=category,
-        tools_dir=tmp_path / "bin",
-        guide=TINY,
-        hash_input_bytes=(32, 4096),
-        profile_params=TINY_PROFILE,
-        digest_bits=getattr(instance, "digest_bits", None),
-        kat_status=check.final.status.value,
-    )
-    assert result.errors == []
+def test_measuring_an_example_stores_complete_measurements_and_profiles(category, work_dir):
+    campaign = run_campaign(category)
+    failed = campaign.steps.exclude(status="done")
+    assert not failed.exists(), [(str(s), s.summary) for s in failed]
     expected_ops = {"kem": 3, "sign": 3, "hash": 2}[category]
     stored = Measurement.objects.filter(campaign=campaign).order_by("operation", "input_bytes")
     assert stored.count() == expected_ops
@@ -80,12 +86,9 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(
 
 
 @pytest.mark.slow
-def test_refused_operation_is_stored_as_failed_without_partial_rows(
-    campaign, example_checks, tmp_path, monkeypatch
-):
+def test_refused_operation_is_stored_as_failed_without_partial_rows(work_dir, monkeypatch):
     from runner import timing
 
-    build = example_checks[EXAMPLES["kem"]].build
     real = timing.sandbox_runner
 
     def refusing(limits=None):
@@ -113,15 +116,8 @@ def test_refused_operation_is_stored_as_failed_without_partial_rows(
         return wrapped
 
     monkeypatch.setattr(timing, "sandbox_runner", refusing)
-    result = measure_instance(
-        campaign=campaign,
-        build=build,
-        category="kem",
-        tools_dir=tmp_path / "bin",
-        guide=TINY,
-        operations=("dec",),
-        profile=False,
-    )
-    assert len(result.errors) == 1 and "mismatch" in result.errors[0]
+    campaign = run_campaign("kem", operations=("dec",))
+    step = campaign.steps.get(phase="measure")
+    assert step.status == "failed" and "mismatch" in step.summary
     m = Measurement.objects.get(campaign=campaign, operation="dec")
     assert m.status == "failed" and m.trials.count() == 0 and m.mean_cycles is None
