@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+from measurements.formatting import calls_per_operation as per_operation
 from measurements.stats import aggregates_from_trials, sample_stats
 
 SCHEMA = 2
@@ -418,10 +419,7 @@ def profile_shares(calls: list[dict[str, Any]], total_ticks: int) -> dict[str, f
 
 def calls_per_operation(calls: list[dict[str, Any]], operations: int) -> dict[str, float]:
     """Calls of each function per operation (Σ calls of that fn / operations)."""
-    per_fn: dict[str, int] = {}
-    for c in calls:
-        per_fn[c["fn"]] = per_fn.get(c["fn"], 0) + c["calls"]
-    return {fn: n / operations for fn, n in per_fn.items()}
+    return per_operation([(c["fn"], c["calls"]) for c in calls], operations)
 
 
 def build_profile_record(

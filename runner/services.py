@@ -29,22 +29,17 @@ from measurements.services.size_audit import size_audit_recompute
 from runner.host import capture_environment, host_problems
 from runner.models import PHASE_ORDER, CampaignStep, Phase
 
-OPERATIONS = {
-    Category.KEM: ("keygen", "enc", "dec"),
-    Category.SIGN: ("keygen", "sign", "verify"),
-    Category.KEX: ("exchange",),
-}
-HASH_LENGTHS = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
-
 
 class RunnerError(ValueError):
     """A request the runner cannot carry out (unknown system, unfixed host, …)."""
 
 
 def operations_for(category: str) -> list[tuple[str, int]]:
+    from runner.timing import HASH_INPUT_BYTES, OPERATIONS
+
     if category in (Category.HASH, Category.ICCS):
-        return [("hash", n) for n in HASH_LENGTHS]
-    return [(op, 0) for op in OPERATIONS[Category(category)]]
+        return [("hash", n) for n in HASH_INPUT_BYTES]
+    return [(op, 0) for op in OPERATIONS[category]]
 
 
 # --- Systems ----------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ from measurements.models import (
     Trial,
 )
 from measurements.selectors import api as selectors
+from measurements.selectors.evidence import content_type_for
 
 CSV_CHUNK_ROWS = 2000
 
@@ -275,14 +276,6 @@ class SizeAuditViewSet(ApiViewSet):
         return selectors.size_audit_list()
 
 
-def _content_type(path: str) -> str:
-    if path.endswith(".json"):
-        return "application/json"
-    if path.endswith((".log", ".txt", ".csv", ".rsp", ".req", ".sha256")):
-        return "text/plain; charset=utf-8"
-    return "application/octet-stream"
-
-
 class EvidenceFileViewSet(ApiViewSet):
     """Raw files behind the figures: metadata here, the stored bytes at `…/download/`."""
 
@@ -314,7 +307,7 @@ class EvidenceFileViewSet(ApiViewSet):
             response = HttpResponse(status=304)
         else:
             response = HttpResponse(
-                bytes(evidence.content), content_type=_content_type(evidence.relative_path)
+                bytes(evidence.content), content_type=content_type_for(evidence.relative_path)
             )
             filename = evidence.relative_path.rsplit("/", 1)[-1]
             response["Content-Disposition"] = f'inline; filename="{filename}"'

@@ -16,6 +16,9 @@ CONTENT_TYPES = {
     ".txt": "text/plain; charset=utf-8",
     ".csv": "text/csv; charset=utf-8",
     ".md": "text/markdown; charset=utf-8",
+    ".rsp": "text/plain; charset=utf-8",
+    ".req": "text/plain; charset=utf-8",
+    ".sha256": "text/plain; charset=utf-8",
 }
 
 
