@@ -236,10 +236,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("category")
     parser.add_argument("--digest-bits", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--result", help="write the verdict to this file (default: stdout, last line)"
+    )
     args = parser.parse_args(argv)
     result = run(args.library, args.category, args.digest_bits, args.rounds)
-    sys.stdout.write(json.dumps(result) + "\n")
-    sys.stdout.flush()
+    line = json.dumps(result) + "\n"
+    if args.result:
+        # A file the candidate's own prints cannot interleave with (it shares our stdout).
+        with open(args.result, "w", encoding="utf-8") as out:
+            out.write(line)
+    else:
+        sys.stdout.write(line)
+        sys.stdout.flush()
     return 0
 
 

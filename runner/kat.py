@@ -20,6 +20,7 @@ import math
 import re
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import zip_longest
@@ -38,6 +39,10 @@ from runner.manifest import Instance, KatDigest, Manifest
 from runner.sandbox import Limits, Outcome, SandboxResult, run_sandboxed
 
 FUNCTIONAL_CHECK = Path(__file__).resolve().with_name("functional_check.py")
+#: Verdicts the functional check may give (anything else is treated as unreadable).
+FUNCTIONAL_STATUSES = frozenset(
+    {"PASS", "OVERFLOW", "CRYPTOFAIL", "CRASH", "LOADFAIL", "TIMEOUT", "SKIPPED"}
+)
 DRIVER_EXIT = {
     256 - 3: "an operation returned non-zero (exit -3)",
     256 - 5: "decapsulation/verification disagrees (exit -5)",
@@ -223,19 +228,28 @@ def functional_check(
     limits: Limits | None = None,
 ) -> FunctionalResult:
     """Round-trip the library in a sandboxed child Python (cffi, guard bytes)."""
-    argv = [
-        sys.executable,
-        "-I",
-        str(FUNCTIONAL_CHECK),
-        str(library),
-        category,
-        "--digest-bits",
-        str(digest_bits or 256),
-    ]
-    res = run_sandboxed(argv, limits=limits or Limits(wall_seconds=300, cpu_seconds=300))
+    with tempfile.TemporaryDirectory(prefix="ngcc-fc-") as scratch:
+        verdict = Path(scratch) / "verdict.json"
+        argv = [
+            sys.executable,
+            "-I",
+            str(FUNCTIONAL_CHECK),
+            str(library),
+            category,
+            "--digest-bits",
+            str(digest_bits or 256),
+            "--result",
+            str(verdict),
+        ]
+        res = run_sandboxed(
+            argv, cwd=scratch, limits=limits or Limits(wall_seconds=300, cpu_seconds=300)
+        )
+        text = verdict.read_text(encoding="utf-8") if verdict.is_file() else ""
     if res.status is Outcome.OK:
         try:
-            data = json.loads(res.stdout.strip().splitlines()[-1])
+            data = json.loads(text)
+            if data["status"] not in FUNCTIONAL_STATUSES:
+                raise ValueError(f"unknown status {data['status']!r}")
             return FunctionalResult(
                 status=data["status"],
                 detail=data.get("detail", ""),
@@ -243,9 +257,9 @@ def functional_check(
                 timings_ms=data.get("timings_ms", {}),
                 sandbox=res.describe(),
             )
-        except (ValueError, IndexError, KeyError):
+        except (ValueError, KeyError, TypeError):
             return FunctionalResult(
-                "CRASH", f"unreadable output: {res.stdout[-200:]!r}", sandbox=res.describe()
+                "CRASH", f"unreadable verdict: {text[-200:]!r}", sandbox=res.describe()
             )
     status = "TIMEOUT" if res.status is Outcome.TIMEOUT else "CRASH"
     return FunctionalResult(
