@@ -20,6 +20,12 @@ urlpatterns = [
         candidate.candidate,
         name="candidate",
     ),
+    re_path(
+        r"^performance/(?P<system_key>[\w.-]+)/"
+        r"(?P<submission_key>(?:kem|sign|kex|hash|iccs)-[\w.-]+)/perf\.md$",
+        candidate.candidate_markdown_download,
+        name="candidate_markdown",
+    ),
     path("evidence/<int:evidence_id>/", evidence.evidence_detail, name="evidence"),
     path("evidence/<int:evidence_id>/raw/", evidence.evidence_raw, name="evidence_raw"),
 ]

@@ -7,6 +7,7 @@ from django.shortcuts import render
 
 from measurements.charts import log_bar_chart
 from measurements.selectors.candidate_page import candidate_page
+from measurements.services.export_pages import candidate_markdown
 
 
 def candidate(request: HttpRequest, system_key: str, submission_key: str) -> HttpResponse:
@@ -19,3 +20,15 @@ def candidate(request: HttpRequest, system_key: str, submission_key: str) -> Htt
         "measurements/candidate/page.html",
         {"page": page, "charts": [c for c in charts if c]},
     )
+
+
+def candidate_markdown_download(
+    request: HttpRequest, system_key: str, submission_key: str
+) -> HttpResponse:
+    """The same page in the published Markdown format (as `export_pages` writes it)."""
+    page = candidate_page(system_key, submission_key)
+    response = HttpResponse(candidate_markdown(page), content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{page.submission.key}_perf_{page.system.key}.md"'
+    )
+    return response

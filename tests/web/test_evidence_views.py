@@ -85,3 +85,15 @@ def test_candidate_of_an_evidence_path(path, key):
     from measurements.selectors.evidence import submission_key_of
 
     assert submission_key_of(path) == key
+
+
+def test_candidate_page_markdown_download(client, arm1):
+    response = client.get("/performance/arm_1/kem-29/perf.md")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/markdown")
+    text = response.content.decode()
+    assert text.startswith("# kem-29 Polar-KEM — performance on AArch64 (system arm_1)")
+    assert (
+        "| `PolarKEM-128` | enc | 495.7 k | 184 µs | 5.44e+03 | 183 µs | 16845 (5 × 3369) |" in text
+    )
+    assert client.get("/performance/arm_1/kem-99/perf.md").status_code == 404
