@@ -262,3 +262,19 @@ def format_clock(environment: Mapping[str, object] | None) -> str:
         )
         parts.append(f"SMT {smt_text}")
     return ", ".join(parts) if parts else MISSING
+
+
+def format_cycles_interval(median: float | None, low: float | None, high: float | None) -> str:
+    """`123.7 k (123.1 k–124.2 k)`: a median with its confidence interval."""
+    if _is_missing(median):
+        return MISSING
+    if _is_missing(low) or _is_missing(high):
+        return format_cycles(median)
+    return f"{format_cycles(median)} ({format_cycles(low)}–{format_cycles(high)})"
+
+
+def format_size_bytes(value: int | None) -> str:
+    """A memory size in bytes, in KiB from 10 KiB on: `3412 B`, `52 KiB`."""
+    if _is_missing(value):
+        return MISSING
+    return f"{int(value)} B" if int(value) < 10 * 1024 else format_kib(value)

@@ -103,3 +103,12 @@ def test_sizes_ratio_and_summary_cell():
     assert format_ratio(4.9712) == "4.97×"
     assert format_cycles_with_share(41.2e9, 0.0, 20) == "41.20 G (0.0%, n=20)"
     assert format_cycles_with_share(158_400, 0.94, 50315) == "158.4 k (94%)"
+
+
+def test_interval_and_memory_sizes():
+    from measurements.formatting import format_cycles_interval, format_size_bytes
+
+    assert format_cycles_interval(123_679, 123_100, 124_210) == "123.7 k (123.1 k–124.2 k)"
+    assert format_cycles_interval(5000, None, None) == "5000"
+    assert format_size_bytes(3412) == "3412 B"
+    assert format_size_bytes(53_248) == "52 KiB"

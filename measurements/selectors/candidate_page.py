@@ -386,6 +386,10 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
             "throughput_mb_per_second",
             "baseline_rss_bytes",
             "peak_rss_bytes",
+            "stack_high_water_bytes",
+            "sample_median_cycles",
+            "sample_ci95_low_cycles",
+            "sample_ci95_high_cycles",
             "sizes",
             "kex",
             "evidence__id",
@@ -466,7 +470,11 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
             )
         )
 
-    # §4 performance, §5 resources, symmetric primitives
+    # §4 performance, §5 resources, symmetric primitives. Our own driver also records per-batch
+    # samples and the stack high-water mark: shown in extra columns when any row has them
+    # (imported harness data does not, and its pages keep the published layout).
+    with_samples = any(m.sample_median_cycles is not None for m in measurements)
+    with_stack = any(m.stack_high_water_bytes is not None for m in measurements)
     perf_rows, resource_rows, symmetric_rows = [], [], []
     for instance in instances:
         build = builds.get(instance.pk)
@@ -484,6 +492,7 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
                         figure(fmt.format_general(m.throughput_mb_per_second if m else None)),
                         _n_cell(m),
                     )
+                    + ((figure(_sample_median(m)),) if with_samples else ())
                 )
             else:
                 perf_rows.append(
@@ -495,6 +504,7 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
                         figure(fmt.format_seconds(m.median_trial_seconds if m else None)),
                         _n_cell(m),
                     )
+                    + ((figure(_sample_median(m)),) if with_samples else ())
                 )
             resource_rows.append(
                 head
@@ -502,6 +512,11 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
                     figure(fmt.format_int(build.elf_load_bytes if build else None)),
                     figure(fmt.format_kib(m.baseline_rss_bytes if m else None)),
                     figure(fmt.format_kib(m.peak_rss_bytes if m else None)),
+                )
+                + (
+                    (figure(fmt.format_size_bytes(m.stack_high_water_bytes if m else None)),)
+                    if with_stack
+                    else ()
                 )
             )
             per_op = fmt.calls_per_operation(calls.get(p.pk, []), p.total_operations) if p else None
@@ -602,10 +617,15 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
         kat=Table("kat", ("instance", "build flags", "KAT"), tuple(kat_rows)),
         kat_notes=tuple(notes),
         kat_manifest=f"{submission.key}/kat.sha256",
-        performance=Table("performance", perf_headers, tuple(perf_rows)),
+        performance=Table(
+            "performance",
+            perf_headers + (("median per call (95 % CI)",) if with_samples else ()),
+            tuple(perf_rows),
+        ),
         resources=Table(
             "resources",
-            ("instance", op_header, "static: ELF image (bytes)", "baseline RSS", "peak RSS"),
+            ("instance", op_header, "static: ELF image (bytes)", "baseline RSS", "peak RSS")
+            + (("stack high-water",) if with_stack else ()),
             tuple(resource_rows),
         ),
         sizes=Table("sizes", sizes_headers, tuple(size_rows)),
@@ -755,4 +775,13 @@ def _systems_chart(
         title="Mean cycles per operation, systems side by side (log scale)",
         series=series,
         groups=tuple(groups),
+    )
+
+
+def _sample_median(m: Measurement | None) -> str:
+    """Median cycles per call over the per-batch samples, with its 95 % confidence interval."""
+    if m is None or m.sample_median_cycles is None:
+        return fmt.MISSING
+    return fmt.format_cycles_interval(
+        m.sample_median_cycles, m.sample_ci95_low_cycles, m.sample_ci95_high_cycles
     )

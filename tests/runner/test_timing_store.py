@@ -78,6 +78,23 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
         assert all(m.throughput_mb_per_second > 0 for m in stored)
         record = json.loads(bytes(stored[0].evidence.content))
         assert record["sizes"]["digest_bytes"] == 64  # 512 bits from the manifest
+    # The page shows the sample median with its CI and the stack high-water mark.
+    from measurements.formatting import format_cycles_interval, format_size_bytes
+    from measurements.selectors.candidate_page import candidate_page
+
+    page = candidate_page("steps_1", campaign.steps.first().instance.submission.key)
+    assert page.performance.headers[-1] == "median per call (95 % CI)"
+    assert page.resources.headers[-1] == "stack high-water"
+    texts = {c.text for row in page.performance.rows for c in row}
+    m = stored[0]
+    assert (
+        format_cycles_interval(
+            m.sample_median_cycles, m.sample_ci95_low_cycles, m.sample_ci95_high_cycles
+        )
+        in texts
+    )
+    resource_texts = {c.text for row in page.resources.rows for c in row}
+    assert format_size_bytes(m.stack_high_water_bytes) in resource_texts
     profiles = HashProfile.objects.filter(campaign=campaign)
     assert profiles.count() == expected_ops
     for p in profiles:
