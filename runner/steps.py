@@ -163,7 +163,17 @@ def _timing_kwargs(step: CampaignStep) -> dict[str, Any]:
         "adaptive": adaptive,
         "cpu": s.get("cpu"),
         "counter": s.get("counter"),
+        "nominal_hz": nominal_clock_hz(step.campaign.environment),
     }
+
+
+def nominal_clock_hz(environment: dict[str, Any]) -> float | None:
+    """The fixed clock of a pinned host (cpufreq minimum = maximum), for disturbed-trial checks."""
+    low, high = environment.get("cpufreq_min_khz"), environment.get("cpufreq_max_khz")
+    try:
+        return float(high) * 1000 if low is not None and low == high else None
+    except (TypeError, ValueError):
+        return None
 
 
 def run_calibrate(step: CampaignStep) -> StepOutcome:

@@ -160,3 +160,13 @@ def _run_one(step) -> None:
     from runner.tasks import run_step
 
     run_step(step.pk)
+
+
+def test_nominal_clock_only_on_a_pinned_host():
+    from runner.steps import nominal_clock_hz
+
+    assert nominal_clock_hz({"cpufreq_min_khz": "2707200", "cpufreq_max_khz": "2707200"}) == (
+        2_707_200_000.0
+    )
+    assert nominal_clock_hz({"cpufreq_min_khz": "800000", "cpufreq_max_khz": "4900000"}) is None
+    assert nominal_clock_hz({}) is None
