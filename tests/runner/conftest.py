@@ -55,7 +55,7 @@ def faulty_checks(harness_build_root) -> dict[str, InstanceCheck]:
     """fixture name -> full check (guide, then harness-default) of every faulty fixture."""
     checks = {}
     for name in FAULTY_EXPECTED:
-        manifest = load_manifest(EXAMPLES / "faulty" / f"{name}.toml")
+        manifest = load_manifest(EXAMPLES / f"faulty-{name}.toml")
         inst = manifest.instances[0]
         checks[name] = check_instance(
             manifest,

@@ -182,11 +182,12 @@ def test_warnings_are_recorded(tmp_path):
 
 
 def test_a_submission_defining_drng_algorithm_itself_still_links(tmp_path):
-    root = Path(__file__).resolve().parents[2] / "examples" / "faulty"
+    root = Path(__file__).resolve().parents[2] / "examples"
     tree = tmp_path / "tree"
     shutil.copytree(root, tree)
-    (tree / "toykem-ok" / "own_drng.c").write_text('#include "drng.h"\nDRNG_ctx drng_algorithm;\n')
-    m = load_manifest(tree / "toykem-ok.toml")
+    own = tree / "faulty" / "toykem-ok" / "own_drng.c"
+    own.write_text('#include "drng.h"\nDRNG_ctx drng_algorithm;\n')
+    m = load_manifest(tree / "faulty-toykem-ok.toml")
     res = build_instance(m, m.instances[0], build_root=tmp_path / "b")
     assert res.ok, res.error
-    assert "toykem-ok/own_drng.c" in [s.path for s in res.sources]
+    assert "faulty/toykem-ok/own_drng.c" in [s.path for s in res.sources]

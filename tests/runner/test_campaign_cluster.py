@@ -196,10 +196,10 @@ def test_killed_worker_resumes_without_duplicates(box):
 
 
 def test_failing_candidate_is_recorded_and_campaign_goes_on(box):
-    submission_add(manifest_path=EXAMPLES / "faulty" / "segv-dec.toml")
+    submission_add(manifest_path=EXAMPLES / "faulty-segv-dec.toml")
     from runner.manifest import load_manifest
 
-    faulty_key = load_manifest(EXAMPLES / "faulty" / "segv-dec.toml").candidate
+    faulty_key = load_manifest(EXAMPLES / "faulty-segv-dec.toml").candidate
     with worker("box_a", box):
         campaign = campaign_start(
             system_key="box_a", submission_keys=["kem-ex1", faulty_key], settings=QUICK

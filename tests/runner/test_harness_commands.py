@@ -24,7 +24,7 @@ def test_harness_kat_runs_without_a_database(tmp_path):
     out = StringIO()
     call_command(
         "harness_kat",
-        str(EXAMPLES / "faulty" / "missing-symbol.toml"),
+        str(EXAMPLES / "faulty-missing-symbol.toml"),
         build_root=tmp_path,
         no_fallback=True,
         stdout=out,

@@ -66,7 +66,7 @@ def test_counter_probe_reports_counter_and_overhead(tmp_path, settings):
 
 def test_submission_add_is_idempotent_and_revises_changed_manifests(db, tmp_path):
     tree = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, tree, ignore=shutil.ignore_patterns("faulty"))
+    shutil.copytree(EXAMPLES, tree, ignore=shutil.ignore_patterns("faulty*"))
     manifest = tree / "kem-ex1.toml"
     submission, outcome = submission_add(manifest_path=manifest)
     assert outcome == "created" and submission.revision == 1
