@@ -27,7 +27,8 @@ AXIS_HEIGHT = 28
 CHAR_WIDTH = 6.6
 
 
-def _decades(values: list[float]) -> tuple[int, int]:
+def log_decades(values: list[float]) -> tuple[int, int]:
+    """The whole decades (powers of ten) spanning positive `values`, at least one wide."""
     low = math.floor(math.log10(min(values)))
     high = math.ceil(math.log10(max(values)))
     if high == low:
@@ -50,7 +51,7 @@ def log_bar_chart(
     values = [b.value for g in data.groups for b in g.bars if b.value is not None and b.value > 0]
     if not values:
         return ""
-    low, high = _decades(values)
+    low, high = log_decades(values)
     colour = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(data.series)}
     plot_x = LABEL_WIDTH + SERIES_WIDTH
 

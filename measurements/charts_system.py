@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from django.utils.html import escape
 
 from measurements import formatting as fmt
+from measurements.charts import log_decades
 
 if TYPE_CHECKING:
     from measurements.selectors.system_pages import SystemSummary
@@ -67,10 +68,7 @@ def summary_cycles_chart(summary: SystemSummary, width: int = 960) -> str:
     if not rows:
         return ""
     values = [c for _, points in rows for c, _, _ in points]
-    low = math.floor(math.log10(min(values)))
-    high = math.ceil(math.log10(max(values)))
-    if high == low:
-        high = low + 1
+    low, high = log_decades(values)
     left, right, top, row_h = 230, 40, 26, 28
     plot_w = width - left - right
     height = top + row_h * len(rows) + 34

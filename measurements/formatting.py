@@ -8,7 +8,7 @@ Every function takes ``None`` for a missing figure and returns `MISSING`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 MISSING = "–"
@@ -108,18 +108,6 @@ def format_share(fraction: float | None) -> str:
     if round(percent, 1) >= 10:
         return f"{percent:.0f}%"
     return f"{percent:.1f}%"
-
-
-def calls_per_operation(
-    calls: Iterable[tuple[str, int]], operations: int | None
-) -> dict[str, float]:
-    """Sum (fn, calls) rows per function and divide by the number of profiled operations."""
-    totals: dict[str, int] = {}
-    for fn, count in calls:
-        totals[fn] = totals.get(fn, 0) + int(count)
-    if not operations:
-        return {}
-    return {fn: total / operations for fn, total in totals.items() if total}
 
 
 def format_calls_per_operation(per_operation: Mapping[str, float] | None) -> str:

@@ -16,13 +16,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from measurements.stats import aggregates_from_trials, relative_difference
+from measurements.stats import (
+    aggregates_from_trials,
+    hash_share,
+    relative_difference,
+    time_shares,
+)
 
 AGGREGATE_TOLERANCE = 1e-9
 # Candidate ids and instance labels become URL parts and export file names: keep them plain.
 CANDIDATE_ID = re.compile(r"^(?:(?:kem|sign|kex|hash)-[A-Za-z0-9_]+|iccs)$")
 INSTANCE_LABEL = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
-HASH_FUNCTIONS = ("pseudohash", "pseudoXOF", "sm3hash")
 
 
 class HarnessDataError(ValueError):
@@ -374,13 +378,6 @@ class HashProfileRecord:
     meta: dict[str, Any]
 
 
-def shares_from_calls(calls: list[ProfileCall], total_ticks: int) -> dict[str, float]:
-    shares: dict[str, float] = {}
-    for call in calls:
-        shares[call.fn] = shares.get(call.fn, 0.0) + call.ticks
-    return {fn: ticks / total_ticks for fn, ticks in shares.items()} if total_ticks else {}
-
-
 def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
     r = _Reader(path, data)
     status = r.str("status")
@@ -405,7 +402,7 @@ def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
     if share_reader is not None:
         for key in share_reader.data:
             stored_share[key] = share_reader.float(key)
-    recomputed = shares_from_calls(calls, total_ticks)
+    recomputed = time_shares(((c.fn, c.ticks) for c in calls), total_ticks)
     for fn, value in stored_share.items():
         if relative_difference(value, recomputed.get(fn, 0.0)) > AGGREGATE_TOLERANCE:
             raise HarnessDataError(
@@ -414,10 +411,10 @@ def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
                 f"stored {value!r} disagrees with {recomputed.get(fn, 0.0)!r} recomputed from "
                 "the calls",
             )
-    hash_share = r.float("hash_share", required=False)
-    recomputed_hash = sum(recomputed.get(fn, 0.0) for fn in HASH_FUNCTIONS)
-    if hash_share is not None and relative_difference(hash_share, recomputed_hash) > 1e-9:
-        raise r.fail("hash_share", f"stored {hash_share!r}, calls give {recomputed_hash!r}")
+    stored_hash = r.float("hash_share", required=False)
+    recomputed_hash = hash_share(recomputed)
+    if stored_hash is not None and relative_difference(stored_hash, recomputed_hash) > 1e-9:
+        raise r.fail("hash_share", f"stored {stored_hash!r}, calls give {recomputed_hash!r}")
     tick_hz = None
     warmups = None
     meta_dict: dict[str, Any] = {}

@@ -116,3 +116,37 @@ def sample_stats(values: Iterable[float]) -> SampleStats:
         ci95_low=data[lo],
         ci95_high=data[hi],
     )
+
+
+# --- Hash profiles ----------------------------------------------------------------------------
+
+#: The ICCS placeholder hash functions whose time makes up a profile's "hash share".
+HASH_FUNCTIONS = ("pseudohash", "pseudoXOF", "sm3hash")
+
+
+def _per_function(rows: Iterable[tuple[str, int]]) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for fn, value in rows:
+        totals[fn] = totals.get(fn, 0) + int(value)
+    return totals
+
+
+def time_shares(ticks: Iterable[tuple[str, int]], total_ticks: int) -> dict[str, float]:
+    """Share of an operation's time in each function: Σ ticks of (fn, ticks) rows / total."""
+    if not total_ticks:
+        return {}
+    return {fn: t / total_ticks for fn, t in _per_function(ticks).items()}
+
+
+def hash_share(shares: dict[str, float]) -> float:
+    """pseudohash + pseudoXOF + sm3hash."""
+    return sum(shares.get(fn, 0.0) for fn in HASH_FUNCTIONS)
+
+
+def calls_per_operation(
+    calls: Iterable[tuple[str, int]], operations: int | None
+) -> dict[str, float]:
+    """Σ calls of each function (from (fn, calls) rows) per profiled operation; zeros dropped."""
+    if not operations:
+        return {}
+    return {fn: n / operations for fn, n in _per_function(calls).items() if n}

@@ -17,11 +17,16 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-from measurements.formatting import calls_per_operation as per_operation
-from measurements.stats import aggregates_from_trials, sample_stats
+from measurements.stats import (
+    HASH_FUNCTIONS,
+    aggregates_from_trials,
+    calls_per_operation,
+    hash_share,
+    sample_stats,
+    time_shares,
+)
 
 SCHEMA = 2
-HASH_FUNCTIONS = ("pseudohash", "pseudoXOF", "sm3hash")
 PROFILE_FUNCTIONS = (*HASH_FUNCTIONS, "drng")
 SIZE_KEYS = (
     "input_bytes",
@@ -409,19 +414,6 @@ def parse_profile_output(stdout: str) -> ProfileRun:
     )
 
 
-def profile_shares(calls: list[dict[str, Any]], total_ticks: int) -> dict[str, float]:
-    """Share of the operation's time spent in each function (ticks / total ticks)."""
-    per_fn: dict[str, int] = {}
-    for c in calls:
-        per_fn[c["fn"]] = per_fn.get(c["fn"], 0) + c["ticks"]
-    return {fn: t / total_ticks for fn, t in per_fn.items()} if total_ticks else {}
-
-
-def calls_per_operation(calls: list[dict[str, Any]], operations: int) -> dict[str, float]:
-    """Calls of each function per operation (Σ calls of that fn / operations)."""
-    return per_operation([(c["fn"], c["calls"]) for c in calls], operations)
-
-
 def build_profile_record(
     *,
     run: ProfileRun,
@@ -445,14 +437,16 @@ def build_profile_record(
     if run.status != "complete":
         record["error"] = run.error
         return record
-    share = profile_shares(run.calls, run.ticks)
+    share = time_shares(((c["fn"], c["ticks"]) for c in run.calls), run.ticks)
     record.update(
         meta={"id": candidate, "instance": instance or label, "operation": run.operation}
         | {k: v for k, v in run.meta.items()},
         total={"operations": run.operations, "ticks": run.ticks},
         calls=run.calls,
         share=share,
-        hash_share=sum(share.get(fn, 0.0) for fn in HASH_FUNCTIONS),
-        calls_per_operation=calls_per_operation(run.calls, run.operations),
+        hash_share=hash_share(share),
+        calls_per_operation=calls_per_operation(
+            ((c["fn"], c["calls"]) for c in run.calls), run.operations
+        ),
     )
     return record

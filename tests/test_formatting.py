@@ -4,7 +4,6 @@ import pytest
 
 from measurements.formatting import (
     MISSING,
-    calls_per_operation,
     format_calls_per_operation,
     format_cycles,
     format_cycles_with_share,
@@ -16,6 +15,7 @@ from measurements.formatting import (
     format_share,
     format_size,
 )
+from measurements.stats import calls_per_operation
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,7 @@ from measurements.models import (
     Submission,
     System,
 )
+from measurements.stats import calls_per_operation
 
 # Natural order of the operations of each category (others follow by name).
 OPERATION_ORDER: dict[str, tuple[str, ...]] = {
@@ -519,7 +520,7 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
                     else ()
                 )
             )
-            per_op = fmt.calls_per_operation(calls.get(p.pk, []), p.total_operations) if p else None
+            per_op = calls_per_operation(calls.get(p.pk, []), p.total_operations) if p else None
             symmetric_rows.append(
                 head
                 + (

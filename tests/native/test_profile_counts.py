@@ -7,7 +7,7 @@ import json
 import pytest
 
 from measurements.harness_records import parse_hash_profile
-from runner.driver_output import calls_per_operation
+from measurements.stats import calls_per_operation
 from runner.profile import (
     build_profile_tools,
     link_profile_library,
@@ -53,7 +53,8 @@ def test_calls_per_operation_are_exact(prof, op):
     assert run.status == "complete", run.error
     assert run.operations == 50
     # Exact: setup (keygen+enc+dec for dec) and the warm-up ran with profiling off.
-    assert calls_per_operation(run.calls, run.operations) == EXPECTED[op]
+    calls = [(c["fn"], c["calls"]) for c in run.calls]
+    assert calls_per_operation(calls, run.operations) == EXPECTED[op]
     assert run.meta["overflow_calls"] == 0
     assert sum(c["ticks"] for c in run.calls) <= run.ticks
 
