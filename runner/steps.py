@@ -177,51 +177,50 @@ def nominal_clock_hz(environment: dict[str, Any]) -> float | None:
 
 
 def run_calibrate(step: CampaignStep) -> StepOutcome:
-    """One uncalibrated call: orders the measurements cheapest first and feeds the ETA."""
-    from runner.driver_output import parse_driver_output
-    from runner.sandbox import Limits, run_sandboxed
+    """One uncalibrated call: orders the measurements cheapest first, plans the guide trials."""
+    from runner.sandbox import Limits
+    from runner.timing import TimingError, calibrate_operation
 
     library = _timed_library(step)
     s = _settings(step)
-    argv = [str(_driver()), "--iterations", "1", "--batch", "1"]
-    if s.get("cpu") is not None:
-        argv += ["--cpu", str(s["cpu"])]
-    if s.get("counter"):
-        argv += ["--counter", s["counter"]]
-    if step.input_bytes:
-        argv += ["--input-bytes", str(step.input_bytes)]
-    argv += [*_digest_args(step), str(library), step.operation]
     budget = float(s.get("budget_per_op_s", 900.0))
-    res = run_sandboxed(argv, limits=Limits(wall_seconds=budget, cpu_seconds=int(budget) + 1))
     try:
-        run = parse_driver_output(res.stdout)
-    except ValueError as exc:
-        raise StepFailed(f"calibration failed: {res.describe()}", res.stderr) from exc
-    if not run.ok:
-        raise StepFailed(f"calibration failed: {run.error}", res.stderr)
-    call_s = run.trials[0]["seconds"] / run.trials[0]["measurements"]
+        call_s, counter = calibrate_operation(
+            driver=_driver(),
+            library=library,
+            operation=step.operation,
+            input_bytes=step.input_bytes,
+            cpu=s.get("cpu"),
+            counter=s.get("counter"),
+            extra_args=_digest_args(step),
+            limits=Limits(wall_seconds=budget, cpu_seconds=int(budget) + 1),
+            timeout_s=budget,
+        )
+    except TimingError as exc:
+        raise StepFailed(f"calibration failed: {exc}") from exc
 
     def store() -> None:
         campaign = Campaign.objects.select_for_update().get(pk=step.campaign_id)
         if not campaign.counter:  # the method page shows the counter the driver chose
-            campaign.counter = run.counter
+            campaign.counter = counter
             campaign.save(update_fields=["counter"])
 
     return StepOutcome(
         summary=f"one call takes {format_seconds(call_s)}",
-        result={"call_s": call_s, "counter": run.counter},
+        result={"call_s": call_s, "counter": counter},
         store=store,
     )
 
 
-def _call_seconds(step: CampaignStep) -> float:
+def _call_seconds(step: CampaignStep) -> float | None:
+    """Seconds of the calibrate step's uncalibrated call (None if it has none)."""
     calibration = step.campaign.steps.filter(
         instance=step.instance,
         phase=Phase.CALIBRATE,
         operation=step.operation,
         input_bytes=step.input_bytes,
     ).first()
-    return float((calibration.result if calibration else {}).get("call_s") or 0.001)
+    return (calibration.result if calibration else {}).get("call_s")
 
 
 def run_measure(step: CampaignStep) -> StepOutcome:
@@ -235,6 +234,7 @@ def run_measure(step: CampaignStep) -> StepOutcome:
         operation=step.operation,
         input_bytes=step.input_bytes,
         extra_args=_digest_args(step),
+        calibration_call_s=_call_seconds(step),
         **_timing_kwargs(step),
     )
     kat = _kat_step_result(step)
@@ -309,7 +309,7 @@ def run_profile(step: CampaignStep) -> StepOutcome:
             operation=step.operation,
             candidate=step.instance.submission.key,
             label=step.instance.label,
-            call_s=_call_seconds(step),
+            call_s=_call_seconds(step) or 0.001,
             input_bytes=step.input_bytes,
             params=params,
             cpu=_settings(step).get("cpu"),

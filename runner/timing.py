@@ -401,8 +401,12 @@ def measure_operation(
     extra_args: Sequence[str] = (),
     limits: Limits | None = None,
     run: Runner | None = None,
+    calibration_call_s: float | None = None,
 ) -> MeasuredOperation:
     """Time one operation of ``library`` with the ``guide`` or ``adaptive`` planner.
+
+    ``calibration_call_s`` is the seconds of an uncalibrated call made beforehand (the campaign's
+    calibrate step, `calibrate_operation`); the guide plan then does not make its own.
 
     Every trial is a fresh ``ngcc-time`` process pinned to ``cpu`` (default: `default_cpu`).
     ``run`` replaces the sandbox runner (tests only).  When a process fails or refuses (e.g.
@@ -411,16 +415,14 @@ def measure_operation(
     """
     if planner not in ("guide", "adaptive"):
         raise ValueError(f"unknown planner {planner!r}")
-    common = ["--cpu", str(default_cpu() if cpu is None else cpu), *extra_args]
-    if counter:
-        common += ["--counter", counter]
-    if input_bytes:
-        common += ["--input-bytes", str(input_bytes)]
-    ctx = _Context(
-        driver=Path(driver),
-        library=Path(library),
+    ctx = _context(
+        driver=driver,
+        library=library,
         operation=operation,
-        common=common,
+        input_bytes=input_bytes,
+        cpu=cpu,
+        counter=counter,
+        extra_args=extra_args,
         run=run or sandbox_runner(limits),
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
@@ -429,7 +431,7 @@ def measure_operation(
     error = None
     try:
         if planner == "guide":
-            plan, calibration = _run_guide(ctx, guide)
+            plan, calibration = _run_guide(ctx, guide, call_s=calibration_call_s)
         else:
             plan, calibration = _run_adaptive(ctx, adaptive, t0)
     except TimingError as exc:
@@ -450,10 +452,76 @@ def measure_operation(
     )
 
 
-def _run_guide(ctx: _Context, params: GuideParams) -> tuple[dict[str, Any], dict[str, Any]]:
-    # One uncalibrated call: no warm-up, a single timed call, in its own process.
-    first, _ = ctx.once(ctx.argv(iterations=1, warmups=0, batch=1), params.timeout_base_s)
-    call_s = first.trials[0]["seconds"]
+def _context(
+    *,
+    driver: Path,
+    library: Path,
+    operation: str,
+    input_bytes: int,
+    cpu: int | None,
+    counter: str | None,
+    extra_args: Sequence[str],
+    run: Runner,
+    nominal_hz: float | None = None,
+    max_disturbed_retries: int = 0,
+) -> _Context:
+    common = ["--cpu", str(default_cpu() if cpu is None else cpu), *extra_args]
+    if counter:
+        common += ["--counter", counter]
+    if input_bytes:
+        common += ["--input-bytes", str(input_bytes)]
+    return _Context(
+        driver=Path(driver),
+        library=Path(library),
+        operation=operation,
+        common=common,
+        run=run,
+        nominal_hz=nominal_hz,
+        max_disturbed_retries=max_disturbed_retries,
+    )
+
+
+def _uncalibrated_call(ctx: _Context, timeout_s: float) -> tuple[float, dict[str, Any]]:
+    """One uncalibrated call: no warm-up, a single timed call, in its own process."""
+    first, _ = ctx.once(ctx.argv(iterations=1, warmups=0, batch=1), timeout_s)
+    return first.trials[0]["seconds"], first.counter
+
+
+def calibrate_operation(
+    *,
+    driver: Path,
+    library: Path,
+    operation: str,
+    input_bytes: int = 0,
+    cpu: int | None = None,
+    counter: str | None = None,
+    extra_args: Sequence[str] = (),
+    limits: Limits | None = None,
+    timeout_s: float = GuideParams.timeout_base_s,
+) -> tuple[float, dict[str, Any]]:
+    """Seconds of one uncalibrated call and the counter the driver chose.
+
+    Raises `TimingError` (with the driver's own message) when the call fails or is refused.
+    """
+    ctx = _context(
+        driver=driver,
+        library=library,
+        operation=operation,
+        input_bytes=input_bytes,
+        cpu=cpu,
+        counter=counter,
+        extra_args=extra_args,
+        run=sandbox_runner(limits),
+    )
+    return _uncalibrated_call(ctx, timeout_s)
+
+
+def _run_guide(
+    ctx: _Context, params: GuideParams, *, call_s: float | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    counter: dict[str, Any] = {}
+    if call_s is None:
+        call_s, counter = _uncalibrated_call(ctx, params.timeout_base_s)
     plan = plan_guide(call_s=call_s, params=params)
     for _ in range(plan.trials):
         ctx.trial(
@@ -462,7 +530,7 @@ def _run_guide(ctx: _Context, params: GuideParams) -> tuple[dict[str, Any], dict
             batch=plan.batch_calls,
             timeout_s=plan.timeout_per_process_s,
         )
-    calibration = {"call_s": call_s, "counter": first.counter}
+    calibration = {"call_s": call_s, "counter": counter or ctx.runs[0].counter}
     return plan.as_dict() | {"calibration_call_s": call_s}, calibration
 
 
