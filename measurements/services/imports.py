@@ -185,6 +185,7 @@ def harness_dataset_import(
             instances[key] = instance
         return instances[key]
 
+    submissions_before = Submission.objects.count()
     for done, (rel, kind) in enumerate(files, start=1):
         summary.files_seen += 1
         path = display(rel)
@@ -200,14 +201,12 @@ def harness_dataset_import(
         summary.counts["evidence files"] += 1
         if kind == "build":
             for entry in parse_build_index(path, load_json(path, content)):
-                before = Submission.objects.filter(key=entry.candidate).exists()
                 instance = instance_for(
                     entry.candidate,
                     entry.label,
                     api_instance=entry.api_instance,
                     variant=entry.variant,
                 )
-                summary.counts["submissions"] += int(not before)
                 build, changed = build_record(
                     campaign=campaign,
                     instance=instance,
@@ -270,6 +269,7 @@ def harness_dataset_import(
         if progress:
             progress(done, len(files), rel)
 
+    summary.counts["submissions"] += Submission.objects.count() - submissions_before
     if summary.changed:
         _page_environment(campaign)
         _apply_security_targets()
