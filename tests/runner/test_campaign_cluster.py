@@ -208,8 +208,13 @@ def test_failing_candidate_is_recorded_and_campaign_goes_on(box):
     failed = CampaignStep.objects.filter(campaign=campaign, status="failed")
     assert failed.exists()
     assert all(s.instance.submission.key == faulty_key for s in failed)
-    assert any(s.summary and (s.log or s.summary) for s in failed)
+    assert all(s.summary == "not timed: KAT status CRASH" for s in failed)
     build = campaign.builds.get(instance__submission__key=faulty_key)
     assert build.kat_status == "CRASH"
+    # The failure's log is stored as evidence and says why.
+    log = bytes(build.kat_log.content).decode()
+    assert "RESULT kem-fx1 segv-dec CRASH" in log and "SIGSEGV" in log
+    kat_step = campaign.steps.get(instance__submission__key=faulty_key, phase="kat")
+    assert kat_step.status == "done" and "CRASH" in kat_step.summary and kat_step.log
     measured = Measurement.objects.filter(campaign=campaign, instance__submission__key="kem-ex1")
     assert measured.count() == 3

@@ -49,8 +49,9 @@ def test_register_this_machine_records_environment_and_problems(db):
     env = system.environment
     assert env["cpu_number"] == 0 and env["memory_total_kib"] > 0
     assert env["architecture"] and env["kernel"] and env["compiler"].startswith("gcc")
-    # Our machines are VMs without a fixed clock: registration says so.
-    assert system.host_problems
+    # A time-stamp counter instead of the core-cycle counter is a host problem on any machine.
+    assert system.host_problems == host_problems(env, {"name": "tsc", "hz": 2.5e9})
+    assert any("hardware cycle counter unavailable" in p for p in system.host_problems)
     with pytest.raises(RunnerError, match="not a fixed host"):
         campaign_start(system_key="here_1", enqueue=False)
 
