@@ -23,6 +23,18 @@ class Category(models.TextChoices):
     ICCS = "iccs", "ICCS hash helper (baseline)"
 
 
+#: The operations timed for each category, in page order. Hash functions (and the ICCS helpers)
+#: are timed as one "hash" operation at each of the guide's message lengths S1..S8.
+CATEGORY_OPERATIONS: dict[str, tuple[str, ...]] = {
+    Category.KEM: ("keygen", "enc", "dec"),
+    Category.SIGN: ("keygen", "sign", "verify"),
+    Category.KEX: ("exchange",),
+    Category.HASH: ("hash",),
+    Category.ICCS: ("hash",),
+}
+HASH_MESSAGE_BYTES = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
+
+
 class KatStatus(models.TextChoices):
     PASS = "PASS"
     MISMATCH = "MISMATCH"

@@ -17,6 +17,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from measurements.models import (
+    CATEGORY_OPERATIONS,
+    HASH_MESSAGE_BYTES,
     Campaign,
     Category,
     EvidenceFile,
@@ -35,11 +37,8 @@ class RunnerError(ValueError):
 
 
 def operations_for(category: str) -> list[tuple[str, int]]:
-    from runner.timing import HASH_INPUT_BYTES, OPERATIONS
-
-    if category in (Category.HASH, Category.ICCS):
-        return [("hash", n) for n in HASH_INPUT_BYTES]
-    return [(op, 0) for op in OPERATIONS[category]]
+    lengths = HASH_MESSAGE_BYTES if category in (Category.HASH, Category.ICCS) else (0,)
+    return [(op, n) for op in CATEGORY_OPERATIONS[category] for n in lengths]
 
 
 # --- Systems ----------------------------------------------------------------------------------

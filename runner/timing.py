@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from measurements.models import CATEGORY_OPERATIONS, HASH_MESSAGE_BYTES
 from measurements.stats import sample_stats
 from runner.driver_output import (
     DriverOutputError,
@@ -54,15 +55,9 @@ DRIVER_CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wpedantic"]
 DRIVER_LIBS = ["-ldl", "-pthread"]
 #: Counters whose units are core cycles, for which cycles/second says something about the clock.
 CORE_CYCLE_COUNTERS = frozenset({"perf_cycles"})
-#: The guide's hash message lengths S1..S8 (bytes).
-HASH_INPUT_BYTES = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
-#: Operations per category; hash operations are timed at every `HASH_INPUT_BYTES` length.
-OPERATIONS = {
-    "kem": ("keygen", "enc", "dec"),
-    "sign": ("keygen", "sign", "verify"),
-    "hash": ("hash",),
-    "kex": ("exchange",),
-}
+#: The guide's hash message lengths and the operations per category (defined once, in the models).
+HASH_INPUT_BYTES = HASH_MESSAGE_BYTES
+OPERATIONS = CATEGORY_OPERATIONS
 
 Runner = Callable[[list[str], float], SandboxResult]
 

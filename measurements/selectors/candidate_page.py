@@ -25,6 +25,7 @@ from django.urls import NoReverseMatch, reverse
 from measurements import formatting as fmt
 from measurements.api.links import api_url_for_candidate_page
 from measurements.models import (
+    CATEGORY_OPERATIONS,
     Build,
     Campaign,
     Category,
@@ -40,20 +41,6 @@ from measurements.models import (
 )
 from measurements.stats import calls_per_operation
 
-# Natural order of the operations of each category (others follow by name).
-OPERATION_ORDER: dict[str, tuple[str, ...]] = {
-    Category.KEM: ("keygen", "enc", "dec"),
-    Category.SIGN: ("keygen", "sign", "verify"),
-    Category.KEX: ("exchange",),
-    Category.HASH: (),
-    Category.ICCS: (),
-}
-# Operations every instance of the category is expected to have: shown as `–` when missing.
-EXPECTED_OPERATIONS: dict[str, tuple[str, ...]] = {
-    Category.KEM: ("keygen", "enc", "dec"),
-    Category.SIGN: ("keygen", "sign", "verify"),
-    Category.KEX: ("exchange",),
-}
 CATEGORY_LINES: dict[str, str] = {
     Category.KEM: "public-key algorithm; function: key encapsulation",
     Category.SIGN: "public-key algorithm; function: digital signature",
@@ -232,7 +219,7 @@ def _page_urls(system_key: str, submission: Submission) -> dict[str, str]:
 
 
 def operation_sort_key(category: str, operation: str, input_bytes: int) -> tuple[int, str, int]:
-    order = OPERATION_ORDER.get(category, ())
+    order = CATEGORY_OPERATIONS.get(category, ())  # natural order; others follow by name
     rank = order.index(operation) if operation in order else len(order)
     return (rank, operation, input_bytes)
 
@@ -446,7 +433,11 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
         }
 
     # Row keys: (operation, input bytes) of the candidate, expected ones included.
-    keys = {(op, 0) for op in EXPECTED_OPERATIONS.get(category, ())}
+    # Operations every instance is expected to have (shown as `–` when missing); hash rows
+    # follow the lengths actually measured.
+    keys = (
+        set() if category in HASH_CATEGORIES else {(op, 0) for op in CATEGORY_OPERATIONS[category]}
+    )
     keys |= {(m.operation, m.input_bytes) for m in measurements}
     keys |= {(p.operation, p.input_bytes) for p in profiles}
     row_keys = sorted(keys, key=lambda k: operation_sort_key(category, *k))

@@ -19,6 +19,7 @@ from django.urls import NoReverseMatch, reverse
 
 from measurements import formatting as fmt
 from measurements.models import (
+    CATEGORY_OPERATIONS,
     Build,
     Campaign,
     Category,
@@ -255,7 +256,7 @@ SECTION_SPECS = (
         "Digital signatures",
         "digital-signatures",
         ("keygen cycles (sym %)", "sign cycles (sym %)", "verify cycles (sym %)"),
-        ("keygen", "sign", "verify"),
+        CATEGORY_OPERATIONS[Category.SIGN],
         ("public key (B)", "signature (B)"),
     ),
     SectionSpec(
@@ -263,7 +264,7 @@ SECTION_SPECS = (
         "Key encapsulation",
         "key-encapsulation",
         ("keygen cycles (sym %)", "enc cycles (sym %)", "dec cycles (sym %)"),
-        ("keygen", "enc", "dec"),
+        CATEGORY_OPERATIONS[Category.KEM],
         ("public key (B)", "ciphertext (B)"),
     ),
     SectionSpec(
@@ -271,7 +272,7 @@ SECTION_SPECS = (
         "Key exchange",
         "key-exchange",
         ("exchange cycles (sym %)",),
-        ("exchange",),
+        CATEGORY_OPERATIONS[Category.KEX],
         ("transferred (B)",),
     ),
     SectionSpec(
