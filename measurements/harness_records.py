@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from measurements.domain import SUBMISSION_ID
 from measurements.stats import (
     aggregates_from_trials,
     hash_share,
@@ -25,7 +26,7 @@ from measurements.stats import (
 
 AGGREGATE_TOLERANCE = 1e-9
 # Candidate ids and instance labels become URL parts and export file names: keep them plain.
-CANDIDATE_ID = re.compile(r"^(?:(?:kem|sign|kex|hash)-[A-Za-z0-9_]+|iccs)$")
+CANDIDATE_ID = SUBMISSION_ID
 INSTANCE_LABEL = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
 
 

@@ -14,39 +14,15 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from measurements import domain
+from measurements.domain import CATEGORIES
 
-class Category(models.TextChoices):
-    KEM = "kem", "key encapsulation"
-    SIGN = "sign", "digital signature"
-    KEX = "kex", "key exchange"
-    HASH = "hash", "hash function"
-    ICCS = "iccs", "ICCS hash helper (baseline)"
-
-
-#: The operations timed for each category, in page order. Hash functions (and the ICCS helpers)
-#: are timed as one "hash" operation at each of the guide's message lengths S1..S8.
-CATEGORY_OPERATIONS: dict[str, tuple[str, ...]] = {
-    Category.KEM: ("keygen", "enc", "dec"),
-    Category.SIGN: ("keygen", "sign", "verify"),
-    Category.KEX: ("exchange",),
-    Category.HASH: ("hash",),
-    Category.ICCS: ("hash",),
-}
-HASH_MESSAGE_BYTES = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
-
-
-class KatStatus(models.TextChoices):
-    PASS = "PASS"
-    MISMATCH = "MISMATCH"
-    NOKAT = "NOKAT"
-    CRYPTOFAIL = "CRYPTOFAIL"
-    OVERFLOW = "OVERFLOW"
-    LOADFAIL = "LOADFAIL"
-    TIMEOUT = "TIMEOUT"
-    CRASH = "CRASH"
-    BUILDFAIL = "BUILDFAIL"
-    NOLOG = "NOLOG"
-    PENDING = "PENDING"
+#: Model choices built from the domain registry (`measurements.domain`), in the stored order.
+Category = models.TextChoices(
+    "Category",
+    [(key.upper(), (key, CATEGORIES[key].label)) for key in ("kem", "sign", "kex", "hash", "iccs")],
+)
+KatStatus = models.TextChoices("KatStatus", [(s.name, s.value) for s in domain.KatStatus])
 
 
 class System(models.Model):

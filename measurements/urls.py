@@ -2,6 +2,7 @@
 
 from django.urls import path, re_path
 
+from measurements.domain import SUBMISSION_URL_PATTERN
 from measurements.views import candidate, evidence, system
 
 app_name = "measurements"
@@ -16,13 +17,13 @@ urlpatterns = [
     # Candidate pages: the submission key always has a category prefix (kem-29, sign-01, …).
     re_path(
         r"^performance/(?P<system_key>[\w.-]+)/"
-        r"(?P<submission_key>(?:kem|sign|kex|hash|iccs)-[\w.-]+)/$",
+        rf"(?P<submission_key>{SUBMISSION_URL_PATTERN})/$",
         candidate.candidate,
         name="candidate",
     ),
     re_path(
         r"^performance/(?P<system_key>[\w.-]+)/"
-        r"(?P<submission_key>(?:kem|sign|kex|hash|iccs)-[\w.-]+)/perf\.md$",
+        rf"(?P<submission_key>{SUBMISSION_URL_PATTERN})/perf\.md$",
         candidate.candidate_markdown_download,
         name="candidate_markdown",
     ),

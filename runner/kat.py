@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 
-from measurements.models import KatStatus  # the one list of KAT statuses
+from measurements.domain import CATEGORIES, KatStatus
 from runner.build import (
     BuildResult,
     build_instance,
@@ -48,27 +48,8 @@ DRIVER_EXIT = {
     256 - 5: "decapsulation/verification disagrees (exit -5)",
 }
 
-REQUIRED_SYMBOLS = {
-    "kem": (
-        "kem_get_pk_len_bytes",
-        "kem_get_sk_len_bytes",
-        "kem_get_ct_len_bytes",
-        "kem_get_ss_len_bytes",
-        "kem_keygen",
-        "kem_enc",
-        "kem_dec",
-    ),
-    "sign": (
-        "sig_get_pk_len_bytes",
-        "sig_get_sk_len_bytes",
-        "sig_get_sn_len_bytes",
-        "sig_keygen",
-        "sig_sign",
-        "sig_verify",
-    ),
-    "hash": ("CryptHash",),
-    "kex": (),
-}
+#: Entry points a library must export, per category (from the domain registry).
+REQUIRED_SYMBOLS = {key: spec.entry_points for key, spec in CATEGORIES.items()}
 _LEN_LINE = re.compile(r"^\S*_Len\s*=")
 _COUNT_LINE = re.compile(r"^\s*count\s*=", re.IGNORECASE)
 

@@ -18,15 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-CATEGORIES = ("kem", "sign", "hash", "kex")
+from measurements.domain import CATEGORIES as CATEGORY_SPECS
+from measurements.domain import SUBMITTED_CATEGORIES
+
+CATEGORIES = SUBMITTED_CATEGORIES
 
 #: Official KAT driver file name per category.
-KAT_DRIVERS = {
-    "kem": "KAT_KEM.c",
-    "sign": "KAT_SIG.c",
-    "hash": "KAT_CryptHash.c",
-    "kex": "KAT_KEX.c",
-}
+KAT_DRIVERS = {key: CATEGORY_SPECS[key].kat_driver for key in SUBMITTED_CATEGORIES}
 
 #: Official ICCS sources added from the API package when an instance lacks them.
 OFFICIAL_SOURCES = ("drng.c", "auxfunc.c")

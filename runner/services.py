@@ -16,11 +16,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from measurements.domain import CATEGORIES
 from measurements.models import (
-    CATEGORY_OPERATIONS,
-    HASH_MESSAGE_BYTES,
     Campaign,
-    Category,
     EvidenceFile,
     Instance,
     Measurement,
@@ -37,8 +35,7 @@ class RunnerError(ValueError):
 
 
 def operations_for(category: str) -> list[tuple[str, int]]:
-    lengths = HASH_MESSAGE_BYTES if category in (Category.HASH, Category.ICCS) else (0,)
-    return [(op, n) for op in CATEGORY_OPERATIONS[category] for n in lengths]
+    return CATEGORIES[category].operation_points()
 
 
 # --- Systems ----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from measurements.models import CATEGORY_OPERATIONS, HASH_MESSAGE_BYTES
+from measurements.domain import CATEGORY_OPERATIONS, HASH_MESSAGE_BYTES
 from measurements.stats import sample_stats
 from runner.driver_output import (
     DriverOutputError,

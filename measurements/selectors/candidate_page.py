@@ -24,8 +24,8 @@ from django.urls import NoReverseMatch, reverse
 
 from measurements import formatting as fmt
 from measurements.api.links import api_url_for_candidate_page
+from measurements.domain import CATEGORIES, CATEGORY_OPERATIONS, HASH_CATEGORIES
 from measurements.models import (
-    CATEGORY_OPERATIONS,
     Build,
     Campaign,
     Category,
@@ -41,14 +41,7 @@ from measurements.models import (
 )
 from measurements.stats import calls_per_operation
 
-CATEGORY_LINES: dict[str, str] = {
-    Category.KEM: "public-key algorithm; function: key encapsulation",
-    Category.SIGN: "public-key algorithm; function: digital signature",
-    Category.KEX: "public-key algorithm; function: key exchange",
-    Category.HASH: "symmetric algorithm; function: hash function",
-    Category.ICCS: "ICCS helper; function: hash function (baseline)",
-}
-HASH_CATEGORIES = (Category.HASH, Category.ICCS)
+CATEGORY_LINES: dict[str, str] = {key: spec.description for key, spec in CATEGORIES.items()}
 
 
 # --- Formatted cells and tables -----------------------------------------------------------------

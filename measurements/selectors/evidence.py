@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 from django.http import Http404
 
+from measurements.domain import category_of
 from measurements.models import EvidenceFile
 
 CONTENT_TYPES = {
@@ -59,7 +59,7 @@ def content_type_for(relative_path: str) -> str:
 def submission_key_of(relative_path: str) -> str:
     """`records/kem-29/PolarKEM-128__dec.json` → `kem-29` (the harness layout)."""
     parts = relative_path.split("/")
-    if len(parts) >= 3 and re.match(r"(kem|sign|kex|hash|iccs)-", parts[1]):
+    if len(parts) >= 3 and "-" in parts[1] and category_of(parts[1]):
         return parts[1]
     return ""
 

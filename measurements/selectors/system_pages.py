@@ -18,8 +18,8 @@ from django.db.models import Avg, Count
 from django.urls import NoReverseMatch, reverse
 
 from measurements import formatting as fmt
+from measurements.domain import CATEGORIES
 from measurements.models import (
-    CATEGORY_OPERATIONS,
     Build,
     Campaign,
     Category,
@@ -43,7 +43,7 @@ NO_LIBRARY_STATUSES = {KatStatus.BUILDFAIL, KatStatus.LOADFAIL}
 # Message lengths of the guide (S1–S8), used when nothing has been measured yet.
 GUIDE_MESSAGE_LENGTHS = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
 HASH_SUMMARY_LENGTHS = (32, 1024, 65536)
-CATEGORY_ORDER = ("sign", "kem", "kex", "hash", "iccs")
+CATEGORY_ORDER = tuple(CATEGORIES)  # summary order, from the domain registry
 
 
 # --- URLs -------------------------------------------------------------------------------------
@@ -250,39 +250,10 @@ class SectionSpec:
     size_headers: tuple[str, ...]
 
 
-SECTION_SPECS = (
-    SectionSpec(
-        "sign",
-        "Digital signatures",
-        "digital-signatures",
-        ("keygen cycles (sym %)", "sign cycles (sym %)", "verify cycles (sym %)"),
-        CATEGORY_OPERATIONS[Category.SIGN],
-        ("public key (B)", "signature (B)"),
-    ),
-    SectionSpec(
-        "kem",
-        "Key encapsulation",
-        "key-encapsulation",
-        ("keygen cycles (sym %)", "enc cycles (sym %)", "dec cycles (sym %)"),
-        CATEGORY_OPERATIONS[Category.KEM],
-        ("public key (B)", "ciphertext (B)"),
-    ),
-    SectionSpec(
-        "kex",
-        "Key exchange",
-        "key-exchange",
-        ("exchange cycles (sym %)",),
-        CATEGORY_OPERATIONS[Category.KEX],
-        ("transferred (B)",),
-    ),
-    SectionSpec(
-        "hash",
-        "Hash functions",
-        "hash-functions",
-        ("32 B cycles (× pseudoXOF)", "1 KiB cycles (× pseudoXOF)", "64 KiB cycles (× pseudoXOF)"),
-        ("hash", "hash", "hash"),
-        (),
-    ),
+SECTION_SPECS = tuple(
+    SectionSpec(key, s.title, s.anchor, s.figure_headers, s.figure_operations, s.size_headers)
+    for key, spec in CATEGORIES.items()
+    if (s := spec.summary) is not None
 )
 
 
