@@ -13,8 +13,8 @@ from django.db import transaction
 from measurements.models import Build, Campaign, EvidenceFile, Instance, KatStatus
 from measurements.services.evidence import EvidenceConflict, evidence_store
 from measurements.services.recording import build_record, kat_result_record
-from runner.build import BuildResult
-from runner.kat import InstanceCheck
+from runner.harness.build import BuildResult
+from runner.harness.kat import InstanceCheck
 
 
 def _store_evidence_keeping_reruns(

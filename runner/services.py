@@ -26,7 +26,7 @@ from measurements.models import (
     System,
 )
 from measurements.services.size_audit import size_audit_recompute
-from runner.host import capture_environment, host_problems
+from runner.harness.host import capture_environment, host_problems
 from runner.models import PHASE_ORDER, CampaignStep, Phase
 
 
@@ -81,7 +81,7 @@ def submission_add(*, manifest_path: Path) -> tuple[Submission, str]:
     Returns the submission and what happened: "created", "unchanged" or "new revision N". A
     changed manifest bumps the revision; builds already measured keep the revision they had.
     """
-    from runner.manifest import load_manifest
+    from runner.harness.manifest import load_manifest
 
     manifest = load_manifest(manifest_path)
     description = {

@@ -1,8 +1,8 @@
 """What each campaign step does: call the native harness, then store through the services.
 
 Each executor returns a `StepOutcome`; `runner.tasks.run_step` stores it and closes the step in
-one transaction. Candidate code only runs inside `runner.sandbox` (through runner.build,
-runner.kat, runner.timing and runner.profile).
+one transaction. Candidate code only runs inside `runner.harness.sandbox` (through the harness's
+build, kat, timing and profile modules).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def tools_dir() -> Path:
 
 
 def _manifest_and_instance(step: CampaignStep):
-    from runner.manifest import load_manifest
+    from runner.harness.manifest import load_manifest
 
     manifest = load_manifest(step.instance.submission.manifest["path"])
     return manifest, manifest.instance(step.instance.label)
@@ -85,7 +85,7 @@ def _timed_library(step: CampaignStep) -> Path:
 
 
 def run_build(step: CampaignStep) -> StepOutcome:
-    from runner.build import build_instance
+    from runner.harness.build import build_instance
     from runner.results import guide_build_store
 
     manifest, instance = _manifest_and_instance(step)
@@ -104,7 +104,7 @@ def run_build(step: CampaignStep) -> StepOutcome:
 
 
 def run_kat(step: CampaignStep) -> StepOutcome:
-    from runner.kat import check_instance
+    from runner.harness.kat import check_instance
     from runner.results import instance_check_store
 
     manifest, instance = _manifest_and_instance(step)
@@ -138,13 +138,13 @@ def run_kat(step: CampaignStep) -> StepOutcome:
 
 
 def _driver() -> Path:
-    from runner.timing import build_driver
+    from runner.harness.timing import build_driver
 
     return build_driver(out_dir=tools_dir())
 
 
 def _timing_kwargs(step: CampaignStep) -> dict[str, Any]:
-    from runner.timing import AdaptiveParams, GuideParams
+    from runner.harness.timing import AdaptiveParams, GuideParams
 
     s = _settings(step)
     guide = GuideParams(max_operation_s=s.get("budget_per_op_s", 900.0))
@@ -178,8 +178,8 @@ def nominal_clock_hz(environment: dict[str, Any]) -> float | None:
 
 def run_calibrate(step: CampaignStep) -> StepOutcome:
     """One uncalibrated call: orders the measurements cheapest first, plans the guide trials."""
-    from runner.sandbox import Limits
-    from runner.timing import TimingError, calibrate_operation
+    from runner.harness.sandbox import Limits
+    from runner.harness.timing import TimingError, calibrate_operation
 
     library = _timed_library(step)
     s = _settings(step)
@@ -224,8 +224,8 @@ def _call_seconds(step: CampaignStep) -> float | None:
 
 
 def run_measure(step: CampaignStep) -> StepOutcome:
+    from runner.harness.timing import measure_operation
     from runner.measure import evidence_path, store_timing_json
-    from runner.timing import measure_operation
 
     library = _timed_library(step)
     measured = measure_operation(
@@ -278,14 +278,14 @@ def _digest_args(step: CampaignStep) -> tuple[str, ...]:
 
 
 def run_profile(step: CampaignStep) -> StepOutcome:
-    from runner.measure import evidence_path, store_profile_json
-    from runner.profile import (
+    from runner.harness.profile import (
         ProfileError,
         ProfileParams,
         build_profile_tools,
         link_profile_library,
         profile_operation,
     )
+    from runner.measure import evidence_path, store_profile_json
 
     _timed_library(step)
     kat = _kat_step_result(step)

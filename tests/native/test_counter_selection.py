@@ -7,8 +7,8 @@ import platform
 
 import pytest
 
-from runner.driver_output import parse_driver_output
-from runner.timing import build_driver
+from runner.harness.driver_output import parse_driver_output
+from runner.harness.timing import build_driver
 from tests.native.fixtures.toy import build_toy, run_tool
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from measurements.harness_records import parse_hash_profile
 from measurements.stats import calls_per_operation
-from runner.profile import (
+from runner.harness.profile import (
     build_profile_tools,
     link_profile_library,
     profile_operation,

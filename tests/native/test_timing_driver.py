@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from runner.driver_output import parse_driver_output
-from runner.timing import build_driver
+from runner.harness.driver_output import parse_driver_output
+from runner.harness.timing import build_driver
 from tests.native.fixtures.toy import HASH_SOURCES, build_toy, run_tool
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.kat import InstanceCheck, check_instance
-from runner.manifest import Manifest, load_manifest
+from runner.harness.kat import InstanceCheck, check_instance
+from runner.harness.manifest import Manifest, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

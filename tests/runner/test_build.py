@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from runner.build import (
+from runner.harness.build import (
     FLAG_SETS,
     build_instance,
     build_instances,
     elf_load_bytes,
     exported_symbols,
 )
-from runner.manifest import load_manifest
-from runner.sandbox import run_sandboxed
+from runner.harness.manifest import load_manifest
+from runner.harness.sandbox import run_sandboxed
 
 GUIDE = (
     "-std=c99 -Wpedantic -Wall -Wextra -O2 -fPIC -D_GNU_SOURCE "

@@ -197,7 +197,7 @@ def test_killed_worker_resumes_without_duplicates(box):
 
 def test_failing_candidate_is_recorded_and_campaign_goes_on(box):
     submission_add(manifest_path=EXAMPLES / "faulty-segv-dec.toml")
-    from runner.manifest import load_manifest
+    from runner.harness.manifest import load_manifest
 
     faulty_key = load_manifest(EXAMPLES / "faulty-segv-dec.toml").candidate
     with worker("box_a", box):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from measurements.harness_records import parse_hash_profile, parse_timing_record
-from runner.driver_output import (
+from runner.harness.driver_output import (
     DriverOutputError,
     build_profile_record,
     build_timing_record,

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from runner.kat import (
+from runner.harness.kat import (
     KatStatus,
     canonical_digest,
     canonical_kat_text,
     check_instance,
     first_difference,
 )
-from runner.manifest import load_manifest
+from runner.harness.manifest import load_manifest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ALL_EXAMPLES = [
@@ -134,7 +134,7 @@ def test_wrong_digest_is_mismatch_and_falls_back_to_harness_default(tmp_path):
 
 
 def test_streamed_file_comparison_matches_the_text_rules(tmp_path):
-    from runner.kat import file_canonical_digest, first_file_difference
+    from runner.harness.kat import file_canonical_digest, first_file_difference
 
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_bytes(b"Count = 0\r\nX_Len = 1\r\nX = 0A  \r\n\r\nCount = 1\r\nX = 0B\r\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.manifest import DRIVER_PATTERN, KatDigest, ManifestError, load_manifest
+from runner.harness.manifest import DRIVER_PATTERN, KatDigest, ManifestError, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

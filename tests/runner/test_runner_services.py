@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 
 from measurements.models import Campaign
-from runner.host import host_problems
+from runner.harness.host import host_problems
 from runner.models import CampaignStep
 from runner.services import (
     CampaignSettings,

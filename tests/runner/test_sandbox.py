@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from runner.sandbox import Limits, Outcome, run_sandboxed
+from runner.harness.sandbox import Limits, Outcome, run_sandboxed
 
 PY = sys.executable
 

@@ -9,8 +9,8 @@ import pytest
 
 from measurements.harness_records import parse_timing_record
 from measurements.stats import aggregates_from_trials
-from runner.sandbox import Limits, run_sandboxed
-from runner.timing import (
+from runner.harness.sandbox import Limits, run_sandboxed
+from runner.harness.timing import (
     AdaptiveParams,
     GuideParams,
     build_driver,

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from runner.timing import (
+from runner.harness.timing import (
     AdaptiveParams,
     GuideParams,
     ci_half_width_relative,

@@ -104,7 +104,7 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
 
 @pytest.mark.slow
 def test_refused_operation_is_stored_as_failed_without_partial_rows(work_dir, monkeypatch):
-    from runner import timing
+    from runner.harness import timing
 
     real = timing.sandbox_runner
 

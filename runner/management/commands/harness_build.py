@@ -6,8 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from runner.build import FLAG_SETS, build_instances
-from runner.manifest import ManifestError, load_manifest
+from runner.harness.build import FLAG_SETS, build_instances
+from runner.harness.manifest import ManifestError, load_manifest
 
 
 class Command(BaseCommand):

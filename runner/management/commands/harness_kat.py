@@ -11,8 +11,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from runner.kat import InstanceCheck, check_instance
-from runner.manifest import Manifest, ManifestError, load_manifest
+from runner.harness.kat import InstanceCheck, check_instance
+from runner.harness.manifest import Manifest, ManifestError, load_manifest
 
 
 def record_check(*, campaign_key: str, manifest: Manifest, check: InstanceCheck) -> None:

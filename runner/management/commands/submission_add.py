@@ -12,7 +12,7 @@ class Command(BaseCommand):
         parser.add_argument("manifest", nargs="+", type=Path)
 
     def handle(self, *args, manifest: list[Path], **options):
-        from runner.manifest import ManifestError
+        from runner.harness.manifest import ManifestError
 
         for path in manifest:
             try:

@@ -13,7 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("--description", default="")
 
     def handle(self, *args, system: str, cpu, allow_unfixed_host: bool, description: str, **kw):
-        from runner.timing import default_cpu
+        from runner.harness.timing import default_cpu
 
         counter = _probe_counter()
         registered = system_register(
@@ -42,8 +42,8 @@ class Command(BaseCommand):
 
 def _probe_counter() -> dict:
     """Ask the timing driver which cycle counter it picks here, with its overhead and rate."""
-    from runner.driver_output import parse_probe_output
-    from runner.sandbox import Limits, run_sandboxed
+    from runner.harness.driver_output import parse_probe_output
+    from runner.harness.sandbox import Limits, run_sandboxed
     from runner.steps import _driver
 
     try:

@@ -2,7 +2,7 @@
 
 Usage: python functional_check.py LIBRARY CATEGORY [--digest-bits N] [--rounds N]
 
-Standalone on purpose (no Django, no project imports): runner.kat starts it
+Standalone on purpose (no Django, no project imports): runner.harness.kat starts it
 with the project's interpreter in the sandbox, so a crashing or hanging library
 only takes this child down.  Prints one JSON object on stdout:
 ``{"status": PASS|OVERFLOW|CRYPTOFAIL|LOADFAIL, "detail": ..., "sizes": {...},

@@ -19,14 +19,14 @@ from typing import Any
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-from runner.driver_output import (
+from runner.harness.driver_output import (
     DriverOutputError,
     ProfileRun,
     build_profile_record,
     parse_profile_output,
 )
-from runner.sandbox import Limits, run_sandboxed
-from runner.timing import (
+from runner.harness.sandbox import Limits, run_sandboxed
+from runner.harness.timing import (
     DRIVER_CFLAGS,
     NATIVE_DIR,
     _sources_digest,
@@ -72,7 +72,7 @@ class ProfileTools:
 
 def build_profile_tools(*, out_dir: Path, compiler: str = "gcc") -> ProfileTools:
     """Build ``ngcc-prof`` and the wrapper objects (cached by source digest)."""
-    from runner.build import run_compile
+    from runner.harness.build import run_compile
 
     out_dir = Path(out_dir)
     driver = compile_native(
@@ -133,7 +133,7 @@ def link_profile_library(
     compiler: str = "gcc",
 ) -> tuple[Path, list[str], list[str]]:
     """Link ``objects`` + wrappers into ``out``; returns (library, wrapped functions, command)."""
-    from runner.build import LINK_FLAGS, VERSION_SCRIPT, run_compile
+    from runner.harness.build import LINK_FLAGS, VERSION_SCRIPT, run_compile
 
     wrapped = wrappable_functions(objects)
     out = Path(out)

@@ -25,10 +25,10 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from runner.manifest import Instance, Manifest
-from runner.sandbox import Limits, Outcome, run_sandboxed
+from runner.harness.manifest import Instance, Manifest
+from runner.harness.sandbox import Limits, Outcome, run_sandboxed
 
-NATIVE_DIR = Path(__file__).resolve().parent.parent / "native"
+NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
 SHIM_SOURCE = NATIVE_DIR / "shim" / "ngcc_shim.c"
 VERSION_SCRIPT = NATIVE_DIR / "version.map"
 

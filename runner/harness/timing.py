@@ -11,10 +11,11 @@ Two planners (docs/timing.md):
   cycles (order statistics of the per-batch samples of all trials) is within ``precision`` of
   the median, or the operation's budget is spent.
 
-Every process runs through `runner.sandbox.run_sandboxed`: the driver is ours, the library it
-loads is not.  A trial whose cycles per second fall below 95 % of the nominal clock is re-run (up
-to ``max_disturbed_retries`` times), counted and kept in the record; this is only meaningful with
-a core-cycle counter (perf) and a known nominal clock, so it is off unless both hold.
+Every process runs through `runner.harness.sandbox.run_sandboxed`: the driver is ours, the
+library it loads is not.  A trial whose cycles per second fall below 95 % of the nominal clock is
+re-run (up to ``max_disturbed_retries`` times), counted and kept in the record; this is only
+meaningful with a core-cycle counter (perf) and a known nominal clock, so it is off unless both
+hold.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 
 from measurements.domain import CATEGORY_OPERATIONS, HASH_MESSAGE_BYTES
 from measurements.stats import sample_stats
-from runner.driver_output import (
+from runner.harness.driver_output import (
     DriverOutputError,
     DriverRun,
     build_timing_record,
@@ -39,9 +40,9 @@ from runner.driver_output import (
     per_call_samples,
     process_entry,
 )
-from runner.sandbox import Limits, SandboxResult, run_sandboxed
+from runner.harness.sandbox import Limits, SandboxResult, run_sandboxed
 
-NATIVE_DIR = Path(__file__).resolve().parent.parent / "native"
+NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
 DRIVER_SOURCES = [
     *(NATIVE_DIR / "driver" / n for n in ("main.c", "cli.c", "ops_setup.c", "ops_calls.c")),
     *(NATIVE_DIR / "driver" / n for n in ("measure.c", "mem.c", "json.c")),
@@ -87,7 +88,7 @@ def compile_native(
     compiler: str = "gcc",
 ) -> Path:
     """Compile a harness binary once per source digest (through the sandbox, like every build)."""
-    from runner.build import run_compile  # the one compile path (sandboxed)
+    from runner.harness.build import run_compile  # the one compile path (sandboxed)
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ The KAT executable is linked from the KAT driver and the instance's objects
 the instance draws from.  It runs in the sandbox in a scratch directory; its
 ``output/KAT_*.txt`` is compared with the submitted reference over the
 canonical text (see :func:`canonical_kat_text`).  Then the library itself is
-exercised by ``runner/functional_check.py`` in a sandboxed child Python.
+exercised by ``runner/harness/functional_check.py`` in a sandboxed child Python.
 
 :func:`check_instance` is the whole step for one instance: build with
 ``guide`` flags, KAT, and when either fails rebuild with ``harness-default``
@@ -27,7 +27,7 @@ from itertools import zip_longest
 from pathlib import Path
 
 from measurements.domain import CATEGORIES, KatStatus
-from runner.build import (
+from runner.harness.build import (
     BuildResult,
     build_instance,
     compile_command,
@@ -35,8 +35,8 @@ from runner.build import (
     run_compile,
     sha256_file,
 )
-from runner.manifest import Instance, KatDigest, Manifest
-from runner.sandbox import Limits, Outcome, SandboxResult, run_sandboxed
+from runner.harness.manifest import Instance, KatDigest, Manifest
+from runner.harness.sandbox import Limits, Outcome, SandboxResult, run_sandboxed
 
 FUNCTIONAL_CHECK = Path(__file__).resolve().with_name("functional_check.py")
 #: Verdicts the functional check may give (anything else is treated as unreadable).

@@ -1,0 +1,6 @@
+"""The harness: everything that touches candidate code, without Django.
+
+Manifest loading and path confinement, the sandbox (the one way to run candidate code), builds,
+KAT replay and the functional check, timing plans and the driver-output parser, the ICCS profile
+and host checks. It returns plain objects; `runner` (the Django glue) stores them.
+"""
