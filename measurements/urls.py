@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 
 from measurements.domain import SUBMISSION_URL_PATTERN
-from measurements.views import candidate, evidence, system
+from measurements.views import candidate, evidence, history, system
 
 app_name = "measurements"
 
@@ -26,6 +26,12 @@ urlpatterns = [
         rf"(?P<submission_key>{SUBMISSION_URL_PATTERN})/perf\.md$",
         candidate.candidate_markdown_download,
         name="candidate_markdown",
+    ),
+    re_path(
+        r"^performance/(?P<system_key>[\w.-]+)/"
+        rf"(?P<submission_key>{SUBMISSION_URL_PATTERN})/history/$",
+        history.candidate_history,
+        name="candidate_history",
     ),
     path("evidence/<int:evidence_id>/", evidence.evidence_detail, name="evidence"),
     path("evidence/<int:evidence_id>/raw/", evidence.evidence_raw, name="evidence_raw"),

@@ -7,11 +7,12 @@
 
 from __future__ import annotations
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from measurements.api import views
+from measurements.api.history import CandidateHistoryView
 
 app_name = "api"
 
@@ -57,6 +58,7 @@ for prefix, viewset, basename in (
     router.register(f"{SUBMISSION}/{prefix}", views.nested(viewset, submission=True), basename)
 
 urlpatterns = [
+    re_path(rf"^v1/{SUBMISSION}/history/$", CandidateHistoryView.as_view(), name="history"),
     path("v1/", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
