@@ -17,6 +17,7 @@ static void usage(const char *prog)
             "  --batch N        calls per cycle sample (default: >= --min-samples samples)\n"
             "  --min-samples N  samples per trial for the automatic batch (default 16)\n"
             "  --input-bytes N  hash message length (default 0)\n"
+            "  --input-seed K   input K of the seeded pool (default 0: the fixed inputs)\n"
             "  --digest-bits N  hash output length (default: library getter, else 256)\n"
             "  --hash-fn NAME   CryptHash (default), sm3hash, pseudohash, pseudoXOF\n"
             "  --category NAME  kem|sign|hash|kex (default: ngcc_category or probing)\n"
@@ -54,6 +55,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         {"category", required_argument, 0, 'g'},   {"cpu", required_argument, 0, 'c'},
         {"counter", required_argument, 0, 'k'},    {"stack-bytes", required_argument, 0, 's'},
         {"time-limit", required_argument, 0, 'l'}, {"probe", no_argument, 0, 'p'},
+        {"input-seed", required_argument, 0, 'e'},
         {0, 0, 0, 0}};
     memset(cli, 0, sizeof *cli);
     cli->iterations = 1;
@@ -83,6 +85,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         case 's': bad = num(optarg, &cli->stack_bytes); break;
         case 'l': bad = seconds(optarg, &cli->time_limit_s); break;
         case 'p': cli->probe = 1; break;
+        case 'e': bad = num(optarg, &cli->op.input_seed); break;
         default: bad = 1;
         }
         if (bad) {

@@ -133,8 +133,9 @@ static int setup_sign(ngcc_op *op, void *lib, char *err, size_t n)
     op->msg = buf(op->msg_len);
     if (!op->pk || !op->sk || !op->sig || !op->msg)
         return fail(err, n, "out of memory");
+    /* Input k > 0 of the pool signs another message: byte i XOR byte i%8 of k. */
     for (ull i = 0; i < op->msg_len; i++)
-        op->msg[i] = (unsigned char)i;
+        op->msg[i] = (unsigned char)(i ^ (op->input_seed >> (8 * (i % 8))));
     if (strcmp(op->operation, "keygen") == 0) {
         op->fn = kg;
         op->call = ngcc_call_sig_keygen;
@@ -201,6 +202,7 @@ int ngcc_op_prepare(ngcc_op *op, void *lib, const char *operation, const ngcc_op
     memset(op, 0, sizeof *op);
     op->operation = operation;
     op->input_bytes = o->input_bytes;
+    op->input_seed = o->input_seed;
     /* Seed first: every process starts the DRNG from the same state. */
     void *seed = sym(lib, "ngcc_seed");
     if (seed) {
@@ -208,6 +210,10 @@ int ngcc_op_prepare(ngcc_op *op, void *lib, const char *operation, const ngcc_op
         unsigned char s[48];
         for (int i = 0; i < 48; i++)
             s[i] = (unsigned char)i;
+        /* Input k of the pool: the last 8 seed bytes XOR k (little-endian), so key pairs,
+         * ciphertexts and signatures differ per k while k = 0 keeps the guide's fixed seed. */
+        for (int i = 0; i < 8; i++)
+            s[40 + i] ^= (unsigned char)(o->input_seed >> (8 * i));
         memcpy(&f, &seed, sizeof f);
         if (f(s, sizeof s) != 0)
             return fail(err, err_len, "ngcc_seed failed");

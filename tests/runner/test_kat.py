@@ -21,6 +21,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ALL_EXAMPLES = [
     "rlwe-lpr-256-toy",
     "rlwe-lpr-512-toy",
+    "rlwe-lpr-256-vt",
     "wots-sm3-w16",
     "wots-sm3-w4",
     "sha3-256-ex",

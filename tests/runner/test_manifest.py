@@ -39,7 +39,7 @@ def write(tmp_path: Path, *, dir: str = "src", candidate_extra: str = "", instan
 
 def test_example_kem_manifest_resolves_sources_includes_and_driver():
     m = load_manifest(EXAMPLES / "kem-ex1.toml")
-    assert (m.candidate, m.category, len(m.instances)) == ("kem-ex1", "kem", 2)
+    assert (m.candidate, m.category, len(m.instances)) == ("kem-ex1", "kem", 3)
     inst = m.instance("rlwe-lpr-256-toy")
     rel = [m.rel(p) for p in inst.sources]
     # instance dir holds only the header; common sources come from extra_sources and the
