@@ -24,6 +24,11 @@ typedef unsigned char uc;
 
 DRNG_ctx drng_algorithm;
 
+/* Later passes are weak references: a protocol with fewer passes need not define them, and a
+ * pass that is reached but missing is reported instead of failing the link. */
+#pragma weak kex_generate_pass2_msg_b
+#pragma weak kex_generate_pass3_msg_a
+
 typedef struct {
     ull passes, pk, sk, sta, stb, ss, msg;
     uc *pka, *ska, *sta0, *pkb, *skb, *stb0, *ssa, *ssb, *m[MAX_PASSES + 1];
@@ -70,6 +75,10 @@ static int pass(run *r, int p, FILE *f)
     int rc;
 
     r->m_len[p] = r->msg;
+    if ((p == 2 && !kex_generate_pass2_msg_b) || (p == 3 && !kex_generate_pass3_msg_a)) {
+        fprintf(stderr, "pass %d reached but its function is not defined\n", p);
+        return -1;
+    }
     if (p == 1)
         rc = kex_generate_pass1_msg_a(r->ska, r->ska_len, r->pkb, r->pkb_len, r->sta0,
                                       &r->sta_len, r->m[1], &r->m_len[1]);
