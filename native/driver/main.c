@@ -13,6 +13,7 @@
 #include "measure.h"
 #include "mem.h"
 #include "ops.h"
+#include "ops_kex.h"
 
 typedef struct {
     const ngcc_cli *cli;
@@ -79,6 +80,7 @@ static int emit(const report *r, const char *error)
     }
     if (r->op) {
         print_sizes(r->op);
+        ngcc_kex_print(stdout, r->op);
         printf("\"hash_fn\":");
         ngcc_json_str(stdout, strcmp(r->op->category, "hash") == 0
                                   ? (cli->op.hash_fn ? cli->op.hash_fn : "CryptHash")

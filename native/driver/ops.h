@@ -28,6 +28,7 @@ struct ngcc_op {
     ull input_seed; /* 0: the guide's fixed inputs */
     unsigned char *pk, *sk, *ct, *ss, *ss2, *sig, *msg, *digest;
     ull pk_len, sk_len, ct_len, ss_len, sig_len, msg_len;
+    void *kex; /* key exchange: entry points, buffers and lengths (ops_kex.c) */
 };
 
 /* Seed the DRNG (bytes 00..2f), determine the category, resolve symbols and

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops_calls.h"
+#include "ops_kex.h"
 
 static int fail(char *err, size_t n, const char *fmt, ...)
 {
@@ -48,7 +49,7 @@ static const char *detect_category(void *lib)
         return "kem";
     if (sym(lib, "sig_keygen"))
         return "sign";
-    if (sym(lib, "ngcc_kex_exchange"))
+    if (sym(lib, "kex_init_a"))
         return "kex";
     if (sym(lib, "CryptHash"))
         return "hash";
@@ -184,18 +185,6 @@ static int setup_hash(ngcc_op *op, void *lib, const ngcc_op_options *o, char *er
     return 0;
 }
 
-static int setup_kex(ngcc_op *op, void *lib, char *err, size_t n)
-{
-    /* One complete protocol run (both initialisations, every pass, both key
-     * derivations) behind a single shim entry point; no network time. */
-    if (strcmp(op->operation, "exchange") != 0)
-        return fail(err, n, "unknown kex operation %s", op->operation);
-    if (need(lib, "ngcc_kex_exchange", &op->fn, err, n))
-        return -1;
-    op->call = ngcc_call_kex;
-    return 0;
-}
-
 int ngcc_op_prepare(ngcc_op *op, void *lib, const char *operation, const ngcc_op_options *o,
                     char *err, size_t err_len)
 {
@@ -228,12 +217,13 @@ int ngcc_op_prepare(ngcc_op *op, void *lib, const char *operation, const ngcc_op
     if (strcmp(op->category, "hash") == 0)
         return setup_hash(op, lib, o, err, err_len);
     if (strcmp(op->category, "kex") == 0)
-        return setup_kex(op, lib, err, err_len);
+        return ngcc_kex_setup(op, lib, err, err_len);
     return fail(err, err_len, "unknown category %s", op->category);
 }
 
 void ngcc_op_free(ngcc_op *op)
 {
+    ngcc_kex_free(op);
     unsigned char *all[] = {op->pk, op->sk, op->ct, op->ss, op->ss2, op->sig, op->msg, op->digest};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]);

@@ -37,6 +37,17 @@ SIZE_KEYS = (
     "signature_bytes",
     "digest_bytes",
 )
+#: Byte counts of a key-exchange run (``kex`` object of ``ngcc-time``; see native/driver/ops_kex.c).
+KEX_SIZE_KEYS = (
+    "passes",
+    "pk_a_bytes",
+    "pk_b_bytes",
+    "sk_bytes",
+    "sta_bytes",
+    "stb_bytes",
+    "ss_bytes",
+    "msg_capacity_bytes",
+)
 
 
 class DriverOutputError(ValueError):
@@ -140,6 +151,8 @@ class DriverRun:
     stack_high_water_bytes: int | None
     trials: list[dict[str, Any]]
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: Key exchange only: passes, key/state/secret sizes and ``messages`` (bytes of each pass).
+    kex: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -181,6 +194,22 @@ def _parse_trial(raw: Any, i: int, counter_name: str) -> dict[str, Any]:
     if sum(samples) > trial["cycles"]:
         raise DriverOutputError(f"{path}.samples", "samples add up to more than the trial")
     return trial
+
+
+def _parse_kex(data: dict[str, Any]) -> dict[str, Any]:
+    raw = _get(data, "kex", "kex", required=False)
+    if raw is None:
+        return {}
+    k = _obj(raw, "kex")
+    kex: dict[str, Any] = {key: _int(k, key, f"kex.{key}") for key in KEX_SIZE_KEYS}
+    messages = _get(k, "messages", "kex.messages")
+    if not isinstance(messages, list) or len(messages) != kex["passes"]:
+        raise DriverOutputError("kex.messages", f"expected a list of {kex['passes']} lengths")
+    for i, n in enumerate(messages):
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= kex["msg_capacity_bytes"]:
+            raise DriverOutputError(f"kex.messages[{i}]", f"bad message length {n!r}")
+    kex["messages"] = list(messages)
+    return kex
 
 
 def parse_probe_output(stdout: str) -> dict[str, Any]:
@@ -230,6 +259,7 @@ def parse_driver_output(stdout: str) -> DriverRun:
         ),
         trials=trials,
         raw=data,
+        kex=_parse_kex(data),
     )
 
 
@@ -334,6 +364,7 @@ def build_timing_record(
     record["throughput_MB_per_second"] = input_bytes * ops / 1e6 if input_bytes else None
     first = runs[0]
     record["sizes"] = dict(first.sizes)
+    record["kex"] = dict(first.kex)
     record["baseline_rss_bytes"] = _max_of([r.baseline_rss_bytes for r in runs])
     record["peak_rss_bytes"] = _max_of([r.peak_rss_bytes for r in runs])
     record["stack_high_water_bytes"] = _max_of([r.stack_high_water_bytes for r in runs])

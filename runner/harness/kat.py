@@ -45,7 +45,8 @@ FUNCTIONAL_STATUSES = frozenset(
 )
 DRIVER_EXIT = {
     256 - 3: "an operation returned non-zero (exit -3)",
-    256 - 5: "decapsulation/verification disagrees (exit -5)",
+    256 - 5: "decapsulation/verification disagrees, or the key-exchange secrets differ (exit -5)",
+    256 - 6: "key exchange: the pass count disagrees with kex_get_passes_num (exit -6)",
 }
 
 #: Entry points a library must export, per category (from the domain registry).
@@ -197,7 +198,11 @@ def _status_of_run(res: SandboxResult) -> tuple[KatStatus, str] | None:
     if res.status is Outcome.TIMEOUT:
         return KatStatus.TIMEOUT, res.detail
     if res.status is Outcome.EXIT and res.returncode in DRIVER_EXIT:
-        return KatStatus.CRYPTOFAIL, DRIVER_EXIT[res.returncode]
+        # The driver's last stderr line says which record and call (e.g. the pass that
+        # returned 1 too early); clipped, since the candidate shares that stream.
+        said = res.stderr.strip().splitlines()[-1:]
+        reason = f" — driver: {_clip(said[0])}" if said else ""
+        return KatStatus.CRYPTOFAIL, DRIVER_EXIT[res.returncode] + reason
     return KatStatus.CRASH, res.detail
 
 

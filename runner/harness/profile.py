@@ -38,7 +38,10 @@ WRAPPABLE = ("pseudohash", "pseudoXOF", "sm3hash", "get_random_number")
 PROFILE_DIR = NATIVE_DIR / "profile"
 PROF_SOURCES = [
     PROFILE_DIR / "prof_main.c",
-    *(NATIVE_DIR / "driver" / n for n in ("cli.c", "ops_setup.c", "ops_calls.c", "json.c")),
+    *(
+        NATIVE_DIR / "driver" / n
+        for n in ("cli.c", "ops_setup.c", "ops_calls.c", "ops_kex.c", "json.c")
+    ),
 ]
 PROF_HEADERS = [
     *sorted((NATIVE_DIR / "driver").glob("*.h")),

@@ -44,7 +44,10 @@ from runner.harness.sandbox import Limits, SandboxResult, run_sandboxed
 
 NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
 DRIVER_SOURCES = [
-    *(NATIVE_DIR / "driver" / n for n in ("main.c", "cli.c", "ops_setup.c", "ops_calls.c")),
+    *(
+        NATIVE_DIR / "driver" / n
+        for n in ("main.c", "cli.c", "ops_setup.c", "ops_calls.c", "ops_kex.c")
+    ),
     *(NATIVE_DIR / "driver" / n for n in ("measure.c", "mem.c", "json.c")),
     NATIVE_DIR / "counter" / "counter.c",
 ]
