@@ -43,6 +43,16 @@ class SummarySection:
     #: The timed operation behind each figure column (hash: "hash" at three lengths).
     figure_operations: tuple[str, ...]
     size_headers: tuple[str, ...]
+    #: What each size column shows: ``pk``, ``ct``, ``sig`` (catalog size, else the API's) or
+    #: ``transferred`` (key exchange: bytes of all protocol messages).
+    size_keys: tuple[str, ...] = ()
+    #: Message length (bytes) behind each figure column (0 where the operation takes none).
+    figure_message_bytes: tuple[int, ...] = ()
+
+    def figure_points(self) -> tuple[tuple[str, int], ...]:
+        """The (operation, message bytes) behind each figure column."""
+        lengths = self.figure_message_bytes or (0,) * len(self.figure_operations)
+        return tuple(zip(self.figure_operations, lengths, strict=True))
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,7 @@ KEM = CategorySpec(
         figure_headers=("keygen cycles (sym %)", "enc cycles (sym %)", "dec cycles (sym %)"),
         figure_operations=("keygen", "enc", "dec"),
         size_headers=("public key (B)", "ciphertext (B)"),
+        size_keys=("pk", "ct"),
     ),
 )
 SIGN = CategorySpec(
@@ -121,6 +132,7 @@ SIGN = CategorySpec(
         figure_headers=("keygen cycles (sym %)", "sign cycles (sym %)", "verify cycles (sym %)"),
         figure_operations=("keygen", "sign", "verify"),
         size_headers=("public key (B)", "signature (B)"),
+        size_keys=("pk", "sig"),
     ),
 )
 KEX = CategorySpec(
@@ -152,6 +164,7 @@ KEX = CategorySpec(
         figure_headers=("exchange cycles (sym %)",),
         figure_operations=("exchange",),
         size_headers=("transferred (B)",),
+        size_keys=("transferred",),
     ),
 )
 HASH = CategorySpec(
@@ -172,6 +185,7 @@ HASH = CategorySpec(
             "64 KiB cycles (× pseudoXOF)",
         ),
         figure_operations=("hash", "hash", "hash"),
+        figure_message_bytes=(32, 1024, 65536),
         size_headers=(),
     ),
 )

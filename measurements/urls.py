@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 
 from measurements.domain import SUBMISSION_URL_PATTERN
-from measurements.views import candidate, evidence, history, system
+from measurements.views import candidate, compare, evidence, history, system
 
 app_name = "measurements"
 
@@ -12,6 +12,8 @@ urlpatterns = [
     path("size-audit/", system.size_audit, name="size_audit"),
     path("survey/", system.survey, name="survey"),
     path("kat/", system.kat_overview, name="kat_overview"),
+    path("rankings/<slug:category>/", compare.rankings, name="rankings"),
+    path("measurements/<int:measurement_id>/", compare.measurement_detail, name="measurement"),
     path("performance/<slug:system>/", system.system_summary, name="summary"),
     path("performance/<slug:system>/method/", system.system_method, name="method"),
     # Candidate pages: the submission key always has a category prefix (kem-29, sign-01, …).

@@ -471,7 +471,7 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
                 perf_rows.append(
                     head
                     + (
-                        figure(fmt.format_cycles(m.mean_cycles if m else None)),
+                        _cycles_cell(m),
                         figure(fmt.format_cycles_per_byte(m.mean_cycles if m else None, nbytes)),
                         figure(fmt.format_seconds(m.mean_seconds if m else None)),
                         figure(fmt.format_general(m.throughput_mb_per_second if m else None)),
@@ -483,7 +483,7 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
                 perf_rows.append(
                     head
                     + (
-                        figure(fmt.format_cycles(m.mean_cycles if m else None)),
+                        _cycles_cell(m),
                         figure(fmt.format_seconds(m.mean_seconds if m else None)),
                         figure(fmt.format_general(m.operations_per_second if m else None)),
                         figure(fmt.format_seconds(m.median_trial_seconds if m else None)),
@@ -761,6 +761,14 @@ def _systems_chart(
         series=series,
         groups=tuple(groups),
     )
+
+
+def _cycles_cell(m: Measurement | None) -> Cell:
+    """Mean cycles, linked to the measurement's detail page (its trials)."""
+    if m is None:
+        return figure(fmt.MISSING)
+    href = reverse("measurements:measurement", kwargs={"measurement_id": m.pk})
+    return text(fmt.format_cycles(m.mean_cycles), numeric=True, href=href)
 
 
 def _sample_median(m: Measurement | None) -> str:

@@ -69,6 +69,10 @@ def evidence_url(evidence_id: int) -> str:
     return _url("measurements:evidence", (evidence_id,), f"/evidence/{evidence_id}/")
 
 
+def measurement_url(measurement_id: int) -> str:
+    return reverse("measurements:measurement", kwargs={"measurement_id": measurement_id})
+
+
 def summary_url(system_key: str) -> str:
     return _url("measurements:summary", (system_key,), f"/performance/{system_key}/")
 
@@ -271,6 +275,14 @@ class SummaryRow:
     candidate_url: str
     # Raw values for charts: operation → mean cycles (None where not measured).
     raw_cycles: dict[str, float | None] = field(default_factory=dict)
+    #: Detail page of the measurement behind each figure cell ("" where none).
+    figure_urls: list[str] = field(default_factory=list)
+
+    @property
+    def linked_cells(self) -> list[tuple[str, str]]:
+        """(text, detail URL or "") for every cell: figures link to their measurement."""
+        urls = self.figure_urls + [""] * (len(self.cells) - len(self.figure_urls))
+        return list(zip(self.cells, urls, strict=True))
 
 
 @dataclass
@@ -386,7 +398,13 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
         )
         measurements = list(
             Measurement.objects.filter(campaign=campaign).values(
-                "instance_id", "operation", "input_bytes", "mean_cycles", "measurements", "sizes"
+                "id",
+                "instance_id",
+                "operation",
+                "input_bytes",
+                "mean_cycles",
+                "measurements",
+                "sizes",
             )
         )
         shares = {
@@ -498,6 +516,7 @@ def _summary_row(
     status = build.kat_status or ""
     cells: list[str] = []
     raw: dict[str, float | None] = {}
+    urls: list[str] = []
     if spec.category == Category.HASH:
         for length in HASH_SUMMARY_LENGTHS:
             m = timing.get((instance.id, "hash", length))
@@ -511,6 +530,7 @@ def _summary_row(
                 fmt.format_cycles_with_ratio(cycles, ratio, m["measurements"] if m else None)
             )
             raw[_length_label(length)] = cycles
+            urls.append(measurement_url(m["id"]) if m else "")
     else:
         for op in spec.operations:
             m = timing.get((instance.id, op, 0))
@@ -521,6 +541,7 @@ def _summary_row(
                 )
             )
             raw[op] = cycles
+            urls.append(measurement_url(m["id"]) if m else "")
     has_library = status not in NO_LIBRARY_STATUSES
     key = (sub.key, instance.label)
     if spec.category in (Category.KEM, Category.SIGN):
@@ -562,6 +583,7 @@ def _summary_row(
         notes="; ".join(row_notes) if row_notes else MISSING,
         candidate_url=candidate_url(system_key, sub.key),
         raw_cycles=raw,
+        figure_urls=urls,
     )
 
 

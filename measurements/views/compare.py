@@ -1,0 +1,42 @@
+"""Pages for comparing candidates: rankings, candidate profiles, compare, measurement detail.
+
+Views stay thin: each calls one page builder from `measurements.selectors.pages` and renders
+it, or writes its table as CSV when asked with ``format=csv``.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+
+from measurements import charts_detail
+from measurements.selectors.pages import measurement as measurement_pages
+from measurements.selectors.pages import rankings as rankings_pages
+from measurements.views.downloads import table_csv_response
+
+
+def rankings(request: HttpRequest, category: str) -> HttpResponse:
+    page = rankings_pages.rankings_page(category, request.GET.dict())
+    if request.GET.get("format") == "csv":
+        target = "any" if page.filters.target is None else page.filters.target
+        return table_csv_response(
+            f"rankings-{category}-{target}-{page.filters.system}",
+            [c.header for c in page.columns],
+            ([cell.value for cell in row.ordered(page.columns)] for row in page.rows),
+        )
+    return render(request, "measurements/compare/rankings.html", {"page": page})
+
+
+def measurement_detail(request: HttpRequest, measurement_id: int) -> HttpResponse:
+    page = measurement_pages.measurement_page(measurement_id)
+    if request.GET.get("format") == "csv":
+        m = page.measurement
+        return table_csv_response(
+            f"measurement-{m.pk}-{m.instance.submission.key}-{m.instance.label}-{m.operation}"
+            f"{'-' + str(m.input_bytes) if m.input_bytes else ''}-trials",
+            measurement_pages.TRIAL_CSV_KEYS,
+            ([t.raw[k] for k in measurement_pages.TRIAL_CSV_KEYS] for t in page.trials),
+        )
+    chart = mark_safe(charts_detail.strip_plot(page))  # noqa: S308 (built from escaped parts)
+    return render(request, "measurements/compare/measurement.html", {"page": page, "chart": chart})
