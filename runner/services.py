@@ -34,10 +34,6 @@ class RunnerError(ValueError):
     """A request the runner cannot carry out (unknown system, unfixed host, …)."""
 
 
-def operations_for(category: str) -> list[tuple[str, int]]:
-    return CATEGORIES[category].operation_points()
-
-
 # --- Systems ----------------------------------------------------------------------------------
 
 
@@ -146,15 +142,8 @@ class CampaignSettings:
     instances: tuple[str, ...] | None = None  # labels; None: every instance of the manifests
 
 
-@transaction.atomic
-def campaign_start(
-    *,
-    system_key: str,
-    submission_keys: list[str] | None = None,
-    settings: CampaignSettings = CampaignSettings(),
-    enqueue: bool = True,
-) -> Campaign:
-    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it."""
+def _measurable_system(system_key: str) -> System:
+    """The registered system, refused when its host is not fixed (unless allowed)."""
     system = System.objects.filter(key=system_key).first()
     if system is None:
         raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
@@ -163,6 +152,13 @@ def campaign_start(
             f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
             "register it with --allow-unfixed-host to measure anyway (pages will say so)"
         )
+    return system
+
+
+def _campaign_instances(
+    submission_keys: list[str] | None, settings: CampaignSettings
+) -> list[Instance]:
+    """The instances of the registered manifests to measure, in submission and manifest order."""
     submissions = Submission.objects.exclude(manifest={})
     if submission_keys:
         submissions = submissions.filter(key__in=submission_keys)
@@ -180,6 +176,56 @@ def campaign_start(
     )
     if not instances:
         raise RunnerError("nothing to measure: add a submission manifest first")
+    return instances
+
+
+def _timed_points(category: str, settings: CampaignSettings) -> list[tuple[str, int]]:
+    """The (operation, message bytes) pairs of a category, narrowed by the settings."""
+    points = CATEGORIES[category].operation_points()
+    if settings.operations:
+        points = [(op, n) for op, n in points if op in settings.operations]
+    if settings.hash_lengths:
+        points = [(op, n) for op, n in points if op != "hash" or n in settings.hash_lengths]
+    return points
+
+
+def _campaign_steps(
+    campaign: Campaign, instances: list[Instance], settings: CampaignSettings
+) -> list[CampaignStep]:
+    """One build and one KAT step per instance, then calibrate/measure/profile per timed point,
+    ordered by phase and numbered."""
+    steps: list[CampaignStep] = []
+    for instance in instances:
+        for phase in (Phase.BUILD, Phase.KAT):
+            steps.append(CampaignStep(campaign=campaign, phase=phase, instance=instance))
+        for operation, input_bytes in _timed_points(instance.submission.category, settings):
+            for phase in (Phase.CALIBRATE, Phase.MEASURE, Phase.PROFILE):
+                steps.append(
+                    CampaignStep(
+                        campaign=campaign,
+                        phase=phase,
+                        instance=instance,
+                        operation=operation,
+                        input_bytes=input_bytes,
+                    )
+                )
+    steps.sort(key=lambda s: PHASE_ORDER[s.phase])
+    for seq, step in enumerate(steps):
+        step.seq = seq
+    return steps
+
+
+@transaction.atomic
+def campaign_start(
+    *,
+    system_key: str,
+    submission_keys: list[str] | None = None,
+    settings: CampaignSettings = CampaignSettings(),
+    enqueue: bool = True,
+) -> Campaign:
+    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it."""
+    system = _measurable_system(system_key)
+    instances = _campaign_instances(submission_keys, settings)
     now = timezone.now()
     campaign = Campaign.objects.create(
         system=system,
@@ -200,33 +246,7 @@ def campaign_start(
             "op_budget_s": settings.budget_per_op_s,
         },
     )
-    steps: list[CampaignStep] = []
-    for instance in instances:
-        for phase in (Phase.BUILD, Phase.KAT):
-            steps.append(CampaignStep(campaign=campaign, phase=phase, instance=instance))
-        for operation, input_bytes in operations_for(instance.submission.category):
-            if settings.operations and operation not in settings.operations:
-                continue
-            if (
-                settings.hash_lengths
-                and operation == "hash"
-                and input_bytes not in settings.hash_lengths
-            ):
-                continue
-            for phase in (Phase.CALIBRATE, Phase.MEASURE, Phase.PROFILE):
-                steps.append(
-                    CampaignStep(
-                        campaign=campaign,
-                        phase=phase,
-                        instance=instance,
-                        operation=operation,
-                        input_bytes=input_bytes,
-                    )
-                )
-    steps.sort(key=lambda s: PHASE_ORDER[s.phase])
-    for seq, step in enumerate(steps):
-        step.seq = seq
-    CampaignStep.objects.bulk_create(steps)
+    CampaignStep.objects.bulk_create(_campaign_steps(campaign, instances, settings))
     if enqueue:
         transaction.on_commit(lambda: campaign_enqueue(campaign=campaign))
     return campaign

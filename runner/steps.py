@@ -192,7 +192,7 @@ def run_calibrate(step: CampaignStep) -> StepOutcome:
             input_bytes=step.input_bytes,
             cpu=s.get("cpu"),
             counter=s.get("counter"),
-            extra_args=_digest_args(step),
+            digest_bits=_digest_bits(step),
             limits=Limits(wall_seconds=budget, cpu_seconds=int(budget) + 1),
             timeout_s=budget,
         )
@@ -233,7 +233,7 @@ def run_measure(step: CampaignStep) -> StepOutcome:
         library=library,
         operation=step.operation,
         input_bytes=step.input_bytes,
-        extra_args=_digest_args(step),
+        digest_bits=_digest_bits(step),
         calibration_call_s=_call_seconds(step),
         **_timing_kwargs(step),
     )
@@ -269,12 +269,12 @@ def run_measure(step: CampaignStep) -> StepOutcome:
     )
 
 
-def _digest_args(step: CampaignStep) -> tuple[str, ...]:
+def _digest_bits(step: CampaignStep) -> int | None:
     """Hash instances are timed at their own output length (from the manifest)."""
     if step.operation != "hash":
-        return ()
+        return None
     _manifest, instance = _manifest_and_instance(step)
-    return ("--digest-bits", str(instance.digest_bits)) if instance.digest_bits else ()
+    return instance.digest_bits
 
 
 def run_profile(step: CampaignStep) -> StepOutcome:
@@ -314,7 +314,7 @@ def run_profile(step: CampaignStep) -> StepOutcome:
             params=params,
             cpu=_settings(step).get("cpu"),
             counter=_settings(step).get("counter"),
-            extra_args=_digest_args(step),
+            digest_bits=_digest_bits(step),
         )
     except ProfileError as exc:
         raise StepFailed(f"profile failed: {exc}") from exc

@@ -300,6 +300,37 @@ def _max_of(values: list[int | None]) -> int | None:
     return max(present) if present else None
 
 
+def _measured_figures(
+    runs: list[DriverRun], trials: list[dict[str, Any]], input_bytes: int
+) -> dict[str, Any]:
+    """Aggregates, throughput, memory, counter and sample statistics of a non-empty record."""
+    agg = aggregates_from_trials(SimpleNamespace(**t) for t in trials).as_dict()
+    figures: dict[str, Any] = dict(agg)
+    figures["guide_100_measurements_met"] = agg["measurements"] >= 100
+    ops = agg["operations_per_second"]
+    figures["throughput_MB_per_second"] = input_bytes * ops / 1e6 if input_bytes else None
+    first = runs[0]
+    figures["sizes"] = dict(first.sizes)
+    figures["kex"] = dict(first.kex)
+    figures["baseline_rss_bytes"] = _max_of([r.baseline_rss_bytes for r in runs])
+    figures["peak_rss_bytes"] = _max_of([r.peak_rss_bytes for r in runs])
+    figures["stack_high_water_bytes"] = _max_of([r.stack_high_water_bytes for r in runs])
+    figures["counter"] = dict(first.counter)
+    samples = per_call_samples(trials)
+    if samples:
+        st = sample_stats(samples)
+        figures["sample_stats"] = {
+            "count": st.count,
+            "median": st.median,
+            "q1": st.q1,
+            "q3": st.q3,
+            "ci95_low": st.ci95_low,
+            "ci95_high": st.ci95_high,
+            "ci95_half_width_relative": st.ci95_half_width_relative,
+        }
+    return figures
+
+
 def build_timing_record(
     *,
     candidate: str,
@@ -357,30 +388,7 @@ def build_timing_record(
     if not trials:
         record.update(measurements=0, baseline_rss_bytes=None, peak_rss_bytes=None)
         return record
-    agg = aggregates_from_trials(SimpleNamespace(**t) for t in trials).as_dict()
-    record.update(agg)
-    record["guide_100_measurements_met"] = agg["measurements"] >= 100
-    ops = agg["operations_per_second"]
-    record["throughput_MB_per_second"] = input_bytes * ops / 1e6 if input_bytes else None
-    first = runs[0]
-    record["sizes"] = dict(first.sizes)
-    record["kex"] = dict(first.kex)
-    record["baseline_rss_bytes"] = _max_of([r.baseline_rss_bytes for r in runs])
-    record["peak_rss_bytes"] = _max_of([r.peak_rss_bytes for r in runs])
-    record["stack_high_water_bytes"] = _max_of([r.stack_high_water_bytes for r in runs])
-    record["counter"] = dict(first.counter)
-    samples = per_call_samples(trials)
-    if samples:
-        st = sample_stats(samples)
-        record["sample_stats"] = {
-            "count": st.count,
-            "median": st.median,
-            "q1": st.q1,
-            "q3": st.q3,
-            "ci95_low": st.ci95_low,
-            "ci95_high": st.ci95_high,
-            "ci95_half_width_relative": st.ci95_half_width_relative,
-        }
+    record.update(_measured_figures(runs, trials, input_bytes))
     return record
 
 

@@ -30,7 +30,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from measurements.domain import CATEGORY_OPERATIONS, HASH_MESSAGE_BYTES
 from measurements.stats import sample_stats
 from runner.harness.driver_output import (
     DriverOutputError,
@@ -59,9 +58,6 @@ DRIVER_CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wpedantic"]
 DRIVER_LIBS = ["-ldl", "-pthread"]
 #: Counters whose units are core cycles, for which cycles/second says something about the clock.
 CORE_CYCLE_COUNTERS = frozenset({"perf_cycles"})
-#: The guide's hash message lengths and the operations per category (defined once, in the models).
-HASH_INPUT_BYTES = HASH_MESSAGE_BYTES
-OPERATIONS = CATEGORY_OPERATIONS
 
 Runner = Callable[[list[str], float], SandboxResult]
 
@@ -245,6 +241,21 @@ def default_cpu() -> int:
     return max(os.sched_getaffinity(0))
 
 
+def driver_options(
+    *, cpu: int | None, counter: str | None, input_bytes: int, digest_bits: int | None
+) -> list[str]:
+    """Options shared by ``ngcc-time`` and ``ngcc-prof``: pinning, counter, message length and
+    (hash instances) the output length from the manifest."""
+    options = ["--cpu", str(default_cpu() if cpu is None else cpu)]
+    if digest_bits:
+        options += ["--digest-bits", str(digest_bits)]
+    if counter:
+        options += ["--counter", counter]
+    if input_bytes:
+        options += ["--input-bytes", str(input_bytes)]
+    return options
+
+
 def sandbox_runner(limits: Limits | None = None) -> Runner:
     base = limits or Limits()
 
@@ -266,19 +277,15 @@ class _Context:
     processes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[DriverRun] = field(default_factory=list)
 
-    def argv(self, *, iterations: int, warmups: int, batch: int) -> list[str]:
-        return [
-            str(self.driver),
-            *self.common,
-            "--iterations",
-            str(iterations),
-            "--warmups",
-            str(warmups),
-            "--batch",
-            str(batch),
-            str(self.library),
-            self.operation,
-        ]
+    def argv(
+        self, *, iterations: int, warmups: int, batch: int, time_limit_s: float | None = None
+    ) -> list[str]:
+        """The command line of one driver process (options first, then library and operation)."""
+        options = [*self.common, "--iterations", str(iterations)]
+        options += ["--warmups", str(warmups), "--batch", str(batch)]
+        if time_limit_s is not None:
+            options += ["--time-limit", repr(time_limit_s)]
+        return [str(self.driver), *options, str(self.library), self.operation]
 
     def once(self, argv: list[str], timeout_s: float) -> tuple[DriverRun, SandboxResult]:
         res = self.run(argv, timeout_s)
@@ -397,7 +404,7 @@ def measure_operation(
     counter: str | None = None,
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 2,
-    extra_args: Sequence[str] = (),
+    digest_bits: int | None = None,
     limits: Limits | None = None,
     run: Runner | None = None,
     calibration_call_s: float | None = None,
@@ -421,7 +428,7 @@ def measure_operation(
         input_bytes=input_bytes,
         cpu=cpu,
         counter=counter,
-        extra_args=extra_args,
+        digest_bits=digest_bits,
         run=run or sandbox_runner(limits),
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
@@ -459,16 +466,14 @@ def _context(
     input_bytes: int,
     cpu: int | None,
     counter: str | None,
-    extra_args: Sequence[str],
+    digest_bits: int | None,
     run: Runner,
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 0,
 ) -> _Context:
-    common = ["--cpu", str(default_cpu() if cpu is None else cpu), *extra_args]
-    if counter:
-        common += ["--counter", counter]
-    if input_bytes:
-        common += ["--input-bytes", str(input_bytes)]
+    common = driver_options(
+        cpu=cpu, counter=counter, input_bytes=input_bytes, digest_bits=digest_bits
+    )
     return _Context(
         driver=Path(driver),
         library=Path(library),
@@ -494,7 +499,7 @@ def calibrate_operation(
     input_bytes: int = 0,
     cpu: int | None = None,
     counter: str | None = None,
-    extra_args: Sequence[str] = (),
+    digest_bits: int | None = None,
     limits: Limits | None = None,
     timeout_s: float = GuideParams.timeout_base_s,
 ) -> tuple[float, dict[str, Any]]:
@@ -509,7 +514,7 @@ def calibrate_operation(
         input_bytes=input_bytes,
         cpu=cpu,
         counter=counter,
-        extra_args=extra_args,
+        digest_bits=digest_bits,
         run=sandbox_runner(limits),
     )
     return _uncalibrated_call(ctx, timeout_s)
@@ -538,8 +543,7 @@ def _run_adaptive(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     # Calibration: the first call is a warm-up (dropped), the median of the rest is the call time.
     calls = max(2, params.calibration_calls)
-    argv = ctx.argv(iterations=calls, warmups=0, batch=1)
-    argv[-2:-2] = ["--time-limit", repr(params.calibration_s)]
+    argv = ctx.argv(iterations=calls, warmups=0, batch=1, time_limit_s=params.calibration_s)
     cal, _ = ctx.once(argv, params.timeout_base_s)
     call_s = _call_seconds(cal, skip_first=True)
     plan = plan_adaptive_trial(call_s=call_s, params=params)
