@@ -137,7 +137,8 @@ def measure_input_pool(
             input_bytes=input_bytes,
             cpu=cpu,
             counter=counter,
-            extra_args=("--input-seed", str(k)),
+            digest_bits=None,
+            input_seed=k,
             run=run,
         )
         result, _ = ctx.once(

@@ -242,10 +242,15 @@ def default_cpu() -> int:
 
 
 def driver_options(
-    *, cpu: int | None, counter: str | None, input_bytes: int, digest_bits: int | None
+    *,
+    cpu: int | None,
+    counter: str | None,
+    input_bytes: int,
+    digest_bits: int | None,
+    input_seed: int = 0,
 ) -> list[str]:
-    """Options shared by ``ngcc-time`` and ``ngcc-prof``: pinning, counter, message length and
-    (hash instances) the output length from the manifest."""
+    """Options shared by ``ngcc-time`` and ``ngcc-prof``: pinning, counter, message length,
+    (hash instances) the output length from the manifest and (input pools) the input index."""
     options = ["--cpu", str(default_cpu() if cpu is None else cpu)]
     if digest_bits:
         options += ["--digest-bits", str(digest_bits)]
@@ -253,6 +258,8 @@ def driver_options(
         options += ["--counter", counter]
     if input_bytes:
         options += ["--input-bytes", str(input_bytes)]
+    if input_seed:
+        options += ["--input-seed", str(input_seed)]
     return options
 
 
@@ -470,9 +477,14 @@ def _context(
     run: Runner,
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 0,
+    input_seed: int = 0,
 ) -> _Context:
     common = driver_options(
-        cpu=cpu, counter=counter, input_bytes=input_bytes, digest_bits=digest_bits
+        cpu=cpu,
+        counter=counter,
+        input_bytes=input_bytes,
+        digest_bits=digest_bits,
+        input_seed=input_seed,
     )
     return _Context(
         driver=Path(driver),
