@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "cli.h"
+#include "categories.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -10,13 +11,14 @@ static void usage(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [options] LIBRARY OPERATION\n"
-            "  OPERATION: keygen enc dec | keygen sign verify | hash | exchange\n"
+            "  OPERATION: " NGCC_OPERATIONS_USAGE "\n"
             "  --iterations N   timed calls per trial (default 1)\n"
             "  --trials N       trials in this process (default 1)\n"
             "  --warmups N      untimed calls before the first trial (default 0)\n"
             "  --batch N        calls per cycle sample (default: >= --min-samples samples)\n"
             "  --min-samples N  samples per trial for the automatic batch (default 16)\n"
-            "  --input-bytes N  hash message length (default 0)\n"
+            "  --input-bytes N  hash message length (default 0; the guide's: "
+            NGCC_HASH_MESSAGE_BYTES_USAGE ")\n"
             "  --input-seed K   input K of the seeded pool (default 0: the fixed inputs)\n"
             "  --digest-bits N  hash output length (default: library getter, else 256)\n"
             "  --hash-fn NAME   CryptHash (default), sm3hash, pseudohash, pseudoXOF\n"

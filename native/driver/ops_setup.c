@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "categories.h"
 #include "ops_calls.h"
 #include "ops_kex.h"
 
@@ -210,6 +211,14 @@ int ngcc_op_prepare(ngcc_op *op, void *lib, const char *operation, const ngcc_op
     op->category = o->category ? o->category : detect_category(lib);
     if (!op->category)
         return fail(err, err_len, "cannot determine category");
+    /* What a category times comes from the registry (measurements/domain.py, through the
+     * generated categories.h): anything else is refused before a symbol is resolved, so the
+     * driver never times an operation the pages have no column for. */
+    const ngcc_category_ops *spec = ngcc_category_find(op->category);
+    if (!spec)
+        return fail(err, err_len, "unknown category %s", op->category);
+    if (!ngcc_operation_known(spec, operation))
+        return fail(err, err_len, "unknown %s operation %s", op->category, operation);
     if (strcmp(op->category, "kem") == 0)
         return setup_kem(op, lib, err, err_len);
     if (strcmp(op->category, "sign") == 0)
