@@ -133,3 +133,61 @@ def test_functional_check_flags_the_message_overflow_and_not_the_honest_toy(tmp_
     assert "functional check:" in check.final.detail
     honest = functional_check(check.build.library.with_name("missing.so"), category="kex")
     assert honest.status == "LOADFAIL"
+
+
+# --- a measured campaign through a real worker ------------------------------------------------
+
+#: ICCS calls of one exchange, counted by hand from examples/kex-ex/common/kex.c:
+#: DRNG for a, b, x, y; pseudohash for K at B and at A; pseudoXOF for each secret; sm3hash for
+#: both state identifiers, plus (three passes) tag B made and checked, tag A made and checked.
+HAND_COUNT = {
+    "dh3-2pass-toy": {"drng": 4, "pseudohash": 2, "pseudoXOF": 2, "sm3hash": 2},
+    "dh3-3pass-toy": {"drng": 4, "pseudohash": 2, "pseudoXOF": 2, "sm3hash": 6},
+}
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_kex_campaign_through_box_worker(tmp_path, settings, client):
+    from measurements.formatting import format_cycles
+    from measurements.models import Campaign, HashProfile, Measurement
+    from runner.services import CampaignSettings, campaign_start, submission_add, system_register
+    from tests.api.helpers import all_pages
+    from tests.runner.test_campaign_cluster import _campaign_done, wait_for, worker
+
+    settings.NGCC_WORK_DIR = tmp_path / "work"
+    system_register(key="box_k", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kex-ex1.toml")
+    quick = CampaignSettings(
+        planner="guide",
+        guide_overrides={"trials": 3, "target_trial_s": 0.02, "min_total_calls": 10},
+        profile_overrides={"target_s": 0.02, "max_operations": 20},
+    )
+    with worker("box_k", tmp_path):
+        campaign = campaign_start(system_key="box_k", settings=quick)
+        wait_for(lambda: _campaign_done(campaign), 300, "the kex campaign to complete", tmp_path)
+    assert campaign.status == Campaign.Status.COMPLETE
+    body = client.get("/performance/box_k/kex-ex1/").content.decode()
+    api = all_pages(client, f"/api/v1/measurements/?campaign={campaign.key}&submission=kex-ex1")
+    rows = {r["instance"]: r for r in api}
+    assert set(rows) == set(HAND_COUNT)
+    for label, expected in HAND_COUNT.items():
+        m = Measurement.objects.get(campaign=campaign, instance__label=label)
+        assert m.operation == "exchange" and m.status == "complete"
+        trials = all_pages(client, rows[label]["trials_url"])
+        assert len(trials) == 3
+        # the page's exchange figure is Σ cycles / Σ calls over exactly the API's trials
+        mean = sum(t["cycles"] for t in trials) / sum(t["measurements"] for t in trials)
+        assert mean == pytest.approx(m.mean_cycles, rel=1e-9)
+        assert f'<td class="num">{format_cycles(mean)}</td>' in body
+        # calls per exchange: exact integers equal to the hand count
+        profile = HashProfile.objects.get(campaign=campaign, instance__label=label)
+        calls: dict[str, int] = {}
+        for c in profile.calls.all():
+            calls[c.fn] = calls.get(c.fn, 0) + c.calls
+        assert profile.total_operations > 0
+        assert {fn: n / profile.total_operations for fn, n in calls.items()} == expected
+    # the API exposes the message lengths of one measured run
+    assert rows["dh3-2pass-toy"]["kex"]["messages"] == [32, 32]
+    assert rows["dh3-3pass-toy"]["kex"]["messages"] == [64, 96, 32]
+    assert rows["dh3-3pass-toy"]["kex"]["pk_a_bytes"] == 64
