@@ -113,6 +113,27 @@ def test_campaign_plan_orders_phases_and_operations(db):
         campaign_start(system_key="here_2", submission_keys=["kem-99"], enqueue=False)
 
 
+def test_campaign_start_command_restricts_to_instances_and_names_box_worker(db):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    system_register(key="here_4", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    out = StringIO()
+    call_command("campaign_start", system="here_4", instances=["rlwe-lpr-512-toy"], stdout=out)
+    campaign = Campaign.objects.get(system__key="here_4")
+    labels = set(campaign.steps.values_list("instance__label", flat=True))
+    assert labels == {"rlwe-lpr-512-toy"}
+    # build + KAT, then calibrate/measure/profile for each of keygen, enc, dec
+    assert campaign.steps.count() == 2 + 3 * 3
+    assert "`NGCC_CLUSTER=here_4 python manage.py box_worker` on that box" in out.getvalue()
+    assert "qcluster" not in out.getvalue()
+    with pytest.raises(CommandError, match="no instance labelled nope in the chosen submissions"):
+        call_command("campaign_start", system="here_4", instances=["nope"], stdout=out)
+    assert Campaign.objects.filter(system__key="here_4").count() == 1
+
+
 def test_rerun_failed_measures_again_and_resume_closes(db, tmp_path, settings):
     """Steps run in this process (the worker path is covered by test_campaign_cluster)."""
     from measurements.models import Measurement
