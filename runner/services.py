@@ -167,6 +167,12 @@ def _campaign_instances(
             raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
     labels = _manifest_labels(submissions)
     if settings.instances:
+        unknown = sorted(set(settings.instances) - set(labels))
+        if unknown:
+            raise RunnerError(
+                f"no instance labelled {', '.join(unknown)} in the chosen submissions "
+                f"(known: {', '.join(labels)})"
+            )
         labels = [label for label in labels if label in settings.instances]
     instances = list(
         Instance.objects.filter(submission__in=submissions)

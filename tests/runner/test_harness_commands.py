@@ -65,3 +65,24 @@ def test_harness_kat_records_build_and_kat_results(tmp_path):
     assert build.kat_log.content.decode().splitlines()[-1].startswith("RESULT hash-ex1")
     kinds = dict(KATResult.objects.filter(build=build).values_list("kind", "status"))
     assert kinds == {"official": "PASS", "functional": "PASS"}
+
+
+def test_harness_kat_with_the_default_build_root_passes_from_any_directory(tmp_path, monkeypatch):
+    # The default --build-root is the relative var/build; compilers run elsewhere, so it must be
+    # resolved against the caller's directory before use (issue 12).
+    monkeypatch.chdir(tmp_path)
+    out = StringIO()
+    call_command("harness_kat", str(EXAMPLES / "kem-ex1.toml"), stdout=out)
+    text = out.getvalue()
+    assert text.count("=> PASS") == 2 and text.rstrip().endswith("PASS 2")
+    for label in ("rlwe-lpr-256-toy", "rlwe-lpr-512-toy"):
+        lib = tmp_path / "var" / "build" / "kem-ex1" / "guide" / label / f"lib{label}.so"
+        assert lib.is_file()
+
+
+def test_harness_build_resolves_a_relative_build_root(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = StringIO()
+    call_command("harness_build", str(EXAMPLES / "hash-ex1.toml"), build_root="rel", stdout=out)
+    assert "2 built, 0 failed" in out.getvalue()
+    assert f"OK   {tmp_path}/rel/hash-ex1/guide/" in out.getvalue()

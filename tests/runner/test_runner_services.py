@@ -113,6 +113,61 @@ def test_campaign_plan_orders_phases_and_operations(db):
         campaign_start(system_key="here_2", submission_keys=["kem-99"], enqueue=False)
 
 
+def test_campaign_start_command_restricts_to_instances_and_names_box_worker(db):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    system_register(key="here_4", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    out = StringIO()
+    call_command("campaign_start", system="here_4", instances=["rlwe-lpr-512-toy"], stdout=out)
+    campaign = Campaign.objects.get(system__key="here_4")
+    labels = set(campaign.steps.values_list("instance__label", flat=True))
+    assert labels == {"rlwe-lpr-512-toy"}
+    # build + KAT, then calibrate/measure/profile for each of keygen, enc, dec
+    assert campaign.steps.count() == 2 + 3 * 3
+    assert "`NGCC_CLUSTER=here_4 python manage.py box_worker` on that box" in out.getvalue()
+    assert "qcluster" not in out.getvalue()
+    with pytest.raises(CommandError, match="no instance labelled nope in the chosen submissions"):
+        call_command("campaign_start", system="here_4", instances=["nope"], stdout=out)
+    assert Campaign.objects.filter(system__key="here_4").count() == 1
+
+
+def test_campaign_status_shows_one_eta_on_the_bar_and_in_the_summary(db):
+    import datetime
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    system_register(key="here_5", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    campaign = campaign_start(
+        system_key="here_5",
+        settings=CampaignSettings(instances=("rlwe-lpr-256-toy",)),
+        enqueue=False,
+    )
+
+    def status() -> tuple[str, str]:
+        out, err = StringIO(), StringIO()
+        call_command("campaign_status", campaign.key, stdout=out, stderr=err)
+        return out.getvalue(), err.getvalue()
+
+    out, err = status()
+    assert "0/11   0% ETA unknown running" in err and "ETA unknown" in out
+    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    build, kat = campaign.steps.order_by("seq")[:2]
+    for step, seconds in ((build, 10), (kat, 20)):
+        step.status = CampaignStep.Status.DONE
+        step.started_at = start
+        step.finished_at = start + datetime.timedelta(seconds=seconds)
+        step.save()
+    # mean step 15 s, 9 steps left: 135 s, shown identically by the bar and the summary
+    out, err = status()
+    assert "2/11  18% ETA 135 s running" in err
+    assert out.splitlines()[-1].endswith(", ETA 135 s")
+
+
 def test_rerun_failed_measures_again_and_resume_closes(db, tmp_path, settings):
     """Steps run in this process (the worker path is covered by test_campaign_cluster)."""
     from measurements.models import Measurement

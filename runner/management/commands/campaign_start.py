@@ -22,6 +22,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--system", required=True)
         parser.add_argument("--submission", action="append", dest="submissions")
+        parser.add_argument(
+            "--instance",
+            action="append",
+            dest="instances",
+            metavar="LABEL",
+            help="only this instance (repeatable; default: every instance of the submissions)",
+        )
         parser.add_argument("--planner", choices=["adaptive", "guide"], default="adaptive")
         parser.add_argument("--target-precision", type=_percent, default=0.01)
         parser.add_argument("--budget-per-op", type=_seconds, default=900.0)
@@ -57,6 +64,7 @@ class Command(BaseCommand):
             budget_per_op_s=o["budget_per_op"],
             cpu=o["cpu"],
             counter=o["counter"],
+            instances=tuple(o["instances"]) if o["instances"] else None,
             **(quick if o["quick"] else {}),
         )
         try:
@@ -68,5 +76,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"campaign {campaign.key}: {campaign.steps.count()} steps queued for cluster "
             f"{campaign.system.key} (run `NGCC_CLUSTER={campaign.system.key} python manage.py "
-            "qcluster` on that box)"
+            "box_worker` on that box)"
         )

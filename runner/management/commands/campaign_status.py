@@ -26,7 +26,13 @@ class Command(BaseCommand):
         while True:
             found.refresh_from_db()
             progress = campaign_progress(found)
-            bar(progress.done + progress.failed, progress.total, f"{found.status}")
+            # One ETA, computed once by the selector, on the bar and in the summary alike.
+            bar.show(
+                progress.done + progress.failed,
+                progress.total,
+                f"{found.status}",
+                eta_s=progress.eta_s,
+            )
             if not watch or found.status not in (Campaign.Status.RUNNING,):
                 break
             time.sleep(interval)

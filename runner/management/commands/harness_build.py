@@ -17,7 +17,12 @@ class Command(BaseCommand):
         parser.add_argument("manifest", type=Path)
         parser.add_argument("--root", type=Path, help="submission root (default: from manifest)")
         parser.add_argument("--flags", choices=sorted(FLAG_SETS), default="guide")
-        parser.add_argument("--build-root", type=Path, default=Path("var/build"))
+        parser.add_argument(
+            "--build-root",
+            type=Path,
+            default=Path("var/build"),
+            help="where libraries are built (default: var/build under the current directory)",
+        )
         parser.add_argument("--jobs", type=int, default=2)
         parser.add_argument("--instance", action="append", help="only these labels")
 
@@ -37,7 +42,7 @@ class Command(BaseCommand):
             manifest,
             instances,
             flags_label=opts["flags"],
-            build_root=opts["build_root"],
+            build_root=Path(opts["build_root"]).resolve(),
             jobs=opts["jobs"],
         )
         failed = 0

@@ -37,7 +37,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("manifest", type=Path)
         parser.add_argument("--root", type=Path, help="submission root (default: from manifest)")
-        parser.add_argument("--build-root", type=Path, default=Path("var/build"))
+        parser.add_argument(
+            "--build-root",
+            type=Path,
+            default=Path("var/build"),
+            help="where libraries are built (default: var/build under the current directory)",
+        )
         parser.add_argument("--jobs", type=int, default=2)
         parser.add_argument("--instance", action="append", help="only these labels")
         parser.add_argument("--timeout", type=float, help="override each KAT's time limit (s)")
@@ -61,7 +66,7 @@ class Command(BaseCommand):
             check = check_instance(
                 manifest,
                 inst,
-                build_root=opts["build_root"],
+                build_root=Path(opts["build_root"]).resolve(),
                 jobs=opts["jobs"],
                 fallback=not opts["no_fallback"],
                 timeout=opts["timeout"],
