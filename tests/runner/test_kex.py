@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -179,7 +180,9 @@ def test_kex_campaign_through_box_worker(tmp_path, settings, client):
         # the page's exchange figure is Σ cycles / Σ calls over exactly the API's trials
         mean = sum(t["cycles"] for t in trials) / sum(t["measurements"] for t in trials)
         assert mean == pytest.approx(m.mean_cycles, rel=1e-9)
-        assert f'<td class="num">{format_cycles(mean)}</td>' in body
+        # the figure links to its measurement detail page
+        figure = re.escape(format_cycles(mean))
+        assert re.search(rf'<td class="num"><a href="/measurements/\d+/">{figure}</a></td>', body)
         # calls per exchange: exact integers equal to the hand count
         profile = HashProfile.objects.get(campaign=campaign, instance__label=label)
         calls: dict[str, int] = {}

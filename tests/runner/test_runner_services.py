@@ -74,6 +74,7 @@ def test_submission_add_is_idempotent_and_revises_changed_manifests(db, tmp_path
     assert list(submission.instances.values_list("label", flat=True)) == [
         "rlwe-lpr-256-toy",
         "rlwe-lpr-512-toy",
+        "rlwe-lpr-256-vt",
     ]
     assert submission_add(manifest_path=manifest)[1] == "unchanged"
     manifest.write_text(manifest.read_text().replace("toy parameters", "toy parameter sets"))
@@ -106,7 +107,9 @@ def test_campaign_plan_orders_phases_and_operations(db):
         if s.phase == "measure" and s.instance.submission.key == "hash-ex1"
     ]
     assert sorted(set(hash_inputs)) == [32, 1024]
-    assert CampaignStep.objects.filter(campaign=campaign).count() == 2 * (2 + 3 * 3) + 2 * (
+    # 3 KEM instances × (build, kat, 3 × calibrate/measure/profile) + 2 hash instances × (build,
+    # kat, 2 lengths × calibrate/measure/profile).
+    assert CampaignStep.objects.filter(campaign=campaign).count() == 3 * (2 + 3 * 3) + 2 * (
         2 + 2 * 3
     )
     with pytest.raises(RunnerError, match="no manifest registered for kem-99"):
