@@ -7,6 +7,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from measurements.harness_records import (
     HarnessDataError,
@@ -126,6 +128,47 @@ def test_hash_record_path_and_throughput():
     assert record.aggregates.operations_per_second == 200
     assert record.throughput_mb_per_second == 4096 * 200 / 1e6
     assert record.sample_stats is None  # no samples: harness-style trials
+    assert parse_timing_record(record.path, as_file(timing_record_json(record))) == record
+
+
+trial_strategy = st.builds(
+    lambda n, seconds, cycles, batch, samples: (n, seconds, cycles, batch, samples),
+    st.integers(min_value=1, max_value=10**6),
+    st.floats(min_value=0.0, max_value=1e3, allow_nan=False, allow_infinity=False),
+    st.integers(min_value=0, max_value=10**12),
+    st.integers(min_value=1, max_value=64),
+    st.lists(st.integers(min_value=0, max_value=10**9), max_size=20),
+)
+
+
+@settings(deadline=None)  # no dependence on machine speed
+@given(st.lists(trial_strategy, min_size=1, max_size=6), st.sampled_from([0, 64, 1 << 20]))
+def test_any_record_reads_back_equal_from_its_json_and_verifies(rows, input_bytes):
+    trials = [
+        TimingTrial(
+            index=i,
+            process_index=0,
+            measurements=n,
+            seconds=seconds,
+            cycles=cycles,
+            batch_calls=batch,
+            samples=[float(s) for s in samples],
+        )
+        for i, (n, seconds, cycles, batch, samples) in enumerate(rows)
+    ]
+    record = timing_record(
+        path="records/hash-90/H__hash.json",
+        status="complete",
+        candidate="hash-90",
+        label="H",
+        operation="hash",
+        input_bytes=input_bytes,
+        trials=trials,
+        baseline_rss_bytes=1,
+        peak_rss_bytes=2,
+    )
+    verify_timing_record(record)
+    assert record.measurements == sum(n for n, *_ in rows)
     assert parse_timing_record(record.path, as_file(timing_record_json(record))) == record
 
 
