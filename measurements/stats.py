@@ -2,8 +2,9 @@
 
 The harness publishes the guide's metric: the arithmetic mean over all timed calls, i.e.
 Σ trial cycles / Σ trial measurements (not the mean of trial means), plus per-trial medians.
-Importer, runner and tests all recompute aggregates here, so stored figures can always be
-checked against their trials.
+A record's aggregates are computed once, by `timing_aggregates` (timing) and `profile_shares`
+(hash profiles), when the record is built (`measurements.records`); the store verifies them
+against the trials with `AGGREGATE_TOLERANCE` instead of recomputing them.
 """
 
 from __future__ import annotations
@@ -14,11 +15,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+#: Relative tolerance within which a stated aggregate must agree with its trials.
+AGGREGATE_TOLERANCE = 1e-9
+
 
 class TrialLike(Protocol):
     measurements: int
     seconds: float
     cycles: int
+
+
+class SampledTrialLike(TrialLike, Protocol):
+    samples: Sequence[float] | None
+    batch_calls: int | None
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,13 @@ def aggregates_from_trials(trials: Iterable[TrialLike]) -> Aggregates:
         min_trial_seconds=min(per_call_s),
         max_trial_seconds=max(per_call_s),
     )
+
+
+def throughput_mb_per_second(input_bytes: int, operations_per_second: float | None) -> float | None:
+    """MB (10^6 bytes) hashed per second; None for operations without an input length."""
+    if not input_bytes or operations_per_second is None:
+        return None
+    return input_bytes * operations_per_second / 1e6
 
 
 def relative_difference(a: float, b: float) -> float:
@@ -118,6 +134,25 @@ def sample_stats(values: Iterable[float]) -> SampleStats:
     )
 
 
+def per_call_samples(trials: Iterable[SampledTrialLike]) -> list[float]:
+    """Counter units per call of every batch sample (a sample times ``batch_calls`` calls)."""
+    return [float(s) / (t.batch_calls or 1) for t in trials for s in t.samples or ()]
+
+
+def timing_aggregates(
+    trials: Sequence[SampledTrialLike],
+) -> tuple[Aggregates | None, SampleStats | None]:
+    """The aggregates of a timing record: over its trials, and over their per-call samples.
+
+    The one function computing them; (None, None) for a record without trials, no sample
+    statistics when the trials carry no samples (harness data).
+    """
+    if not trials:
+        return None, None
+    samples = per_call_samples(trials)
+    return aggregates_from_trials(trials), sample_stats(samples) if samples else None
+
+
 # --- Hash profiles ----------------------------------------------------------------------------
 
 #: The ICCS placeholder hash functions whose time makes up a profile's "hash share".
@@ -150,3 +185,22 @@ def calls_per_operation(
     if not operations:
         return {}
     return {fn: n / operations for fn, n in _per_function(calls).items() if n}
+
+
+@dataclass(frozen=True)
+class ProfileShares:
+    """Share of an operation's time per function, the hash share and the DRNG share."""
+
+    share: dict[str, float]
+    hash_share: float | None
+    drng_share: float | None
+
+
+def profile_shares(ticks: Iterable[tuple[str, int]], total_ticks: int) -> ProfileShares:
+    """The aggregates of a hash profile from its (fn, ticks) rows; no shares without ticks."""
+    share = time_shares(ticks, total_ticks)
+    if not total_ticks:
+        return ProfileShares(share=share, hash_share=None, drng_share=None)
+    return ProfileShares(
+        share=share, hash_share=hash_share(share), drng_share=share.get("drng", 0.0)
+    )

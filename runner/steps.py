@@ -86,7 +86,7 @@ def _timed_library(step: CampaignStep) -> Path:
 
 def run_build(step: CampaignStep) -> StepOutcome:
     from runner.harness.build import build_instance
-    from runner.results import guide_build_store
+    from runner.store import guide_build_store
 
     manifest, instance = _manifest_and_instance(step)
     result = build_instance(
@@ -105,7 +105,7 @@ def run_build(step: CampaignStep) -> StepOutcome:
 
 def run_kat(step: CampaignStep) -> StepOutcome:
     from runner.harness.kat import check_instance
-    from runner.results import instance_check_store
+    from runner.store import instance_check_store
 
     manifest, instance = _manifest_and_instance(step)
     check = check_instance(manifest, instance, build_root=work_dir(step.campaign) / "build")
@@ -225,7 +225,7 @@ def _call_seconds(step: CampaignStep) -> float | None:
 
 def run_measure(step: CampaignStep) -> StepOutcome:
     from runner.harness.timing import measure_operation
-    from runner.measure import evidence_path, store_timing_json
+    from runner.store import measured_timing_store
 
     library = _timed_library(step)
     measured = measure_operation(
@@ -248,10 +248,9 @@ def run_measure(step: CampaignStep) -> StepOutcome:
         library=str(library),
         environment=step.campaign.environment,
     )
-    path = evidence_path("records", candidate, label, step.operation, step.input_bytes)
 
     def store() -> None:
-        store_timing_json(campaign=step.campaign, path=path, record=record, instance=step.instance)
+        measured_timing_store(campaign=step.campaign, record=record, instance=step.instance)
 
     if measured.error:
         # The failed record (with its driver output) is still stored as evidence.
@@ -261,10 +260,10 @@ def run_measure(step: CampaignStep) -> StepOutcome:
             store=store,
             failed=True,
         )
-    mean = record.get("mean_cycles")
+    mean = record.aggregates.mean_cycles if record.aggregates else None
     return StepOutcome(
-        summary=f"{record.get('measurements')} calls, mean {format_cycles(mean)} cycles",
-        result={"measurements": record.get("measurements"), "wall_s": measured.wall_s},
+        summary=f"{record.measurements} calls, mean {format_cycles(mean)} cycles",
+        result={"measurements": record.measurements, "wall_s": measured.wall_s},
         store=store,
     )
 
@@ -285,7 +284,7 @@ def run_profile(step: CampaignStep) -> StepOutcome:
         link_profile_library,
         profile_operation,
     )
-    from runner.measure import evidence_path, store_profile_json
+    from runner.store import measured_profile_store
 
     _timed_library(step)
     kat = _kat_step_result(step)
@@ -318,22 +317,13 @@ def run_profile(step: CampaignStep) -> StepOutcome:
         )
     except ProfileError as exc:
         raise StepFailed(f"profile failed: {exc}") from exc
-    path = evidence_path(
-        "profile",
-        step.instance.submission.key,
-        step.instance.label,
-        step.operation,
-        step.input_bytes,
-    )
 
     def store() -> None:
-        store_profile_json(
-            campaign=step.campaign, path=path, profile=profile, instance=step.instance
-        )
+        measured_profile_store(campaign=step.campaign, profile=profile, instance=step.instance)
 
-    share = profile.get("hash_share")
     return StepOutcome(
-        summary=f"wrapped {', '.join(wrapped) or 'nothing'}; hash share " + format_share(share),
+        summary=f"wrapped {', '.join(wrapped) or 'nothing'}; hash share "
+        + format_share(profile.hash_share),
         result={"wrapped": wrapped},
         store=store,
     )

@@ -14,11 +14,11 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
+from measurements.records import HashProfileRecord
 from runner.harness.driver_output import (
     DriverOutputError,
     ProfileRun,
@@ -206,8 +206,8 @@ def profile_operation(
     cpu: int | None = None,
     counter: str | None = None,
     digest_bits: int | None = None,
-) -> dict[str, Any]:
-    """Profile one operation of a wrapped library; returns a profile dict (shared shape)."""
+) -> HashProfileRecord:
+    """Profile one operation of a wrapped library; returns its hash profile record."""
     n, warm = plan_profile(call_s=call_s, params=params)
     timeout = params.timeout_base_s + params.timeout_factor * (n + warm) * call_s
     run, argv, stderr = run_profile(

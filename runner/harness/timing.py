@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from measurements.records import TimingRecord
 from measurements.stats import sample_stats
 from runner.harness.driver_output import (
     DriverOutputError,
@@ -368,7 +369,8 @@ class MeasuredOperation:
     def ci95_half_width_relative(self) -> float:
         return ci_half_width_relative([t for r in self.runs for t in r.trials])
 
-    def to_record(self, *, candidate: str, label: str, **extra: Any) -> dict[str, Any]:
+    def to_record(self, *, candidate: str, label: str, **extra: Any) -> TimingRecord:
+        """The timing record of this operation, built from the driver output."""
         return build_timing_record(
             candidate=candidate,
             label=label,

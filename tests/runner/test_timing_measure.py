@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from measurements.harness_records import parse_timing_record
+from measurements.harness_records import parse_timing_record, timing_record_json
 from measurements.stats import aggregates_from_trials
 from runner.harness.sandbox import Limits, run_sandboxed
 from runner.harness.timing import (
@@ -30,7 +30,8 @@ def toy(tmp_path_factory):
 
 
 def _record(m):
-    return m.to_record(candidate="kem-toy", label="toy-1", instance="TOY_1")
+    """The record built from the driver output, in its evidence (harness JSON) shape."""
+    return timing_record_json(m.to_record(candidate="kem-toy", label="toy-1", instance="TOY_1"))
 
 
 def test_guide_plan_runs_fresh_pinned_processes_and_aggregates_recompute(toy):
@@ -61,6 +62,10 @@ def test_guide_plan_runs_fresh_pinned_processes_and_aggregates_recompute(toy):
     assert record["mean_cycles"] == pytest.approx(
         sum(t["cycles"] for t in record["trials"]) / record["measurements"]
     )
+    # Built from the driver output or read back from its evidence: the same record.
+    built = m.to_record(candidate="kem-toy", label="toy-1", instance="TOY_1")
+    evidence = json.loads(json.dumps(timing_record_json(built)))
+    assert parse_timing_record(built.path, evidence) == built
 
 
 def test_adaptive_plan_stops_on_precision(toy):

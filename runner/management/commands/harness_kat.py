@@ -19,7 +19,7 @@ def record_check(*, campaign_key: str, manifest: Manifest, check: InstanceCheck)
     """Store the final build and its KAT/functional results for one instance."""
     from measurements.models import Campaign
     from measurements.services.recording import instance_get_or_create
-    from runner.results import instance_check_store
+    from runner.store import instance_check_store
 
     campaign = Campaign.objects.get(key=campaign_key)
     instance, _ = instance_get_or_create(
