@@ -59,12 +59,20 @@ def aggregates_from_trials(trials: Iterable[TrialLike]) -> Aggregates:
         measurements=total_n,
         mean_cycles=total_c / total_n,
         mean_seconds=total_s / total_n,
-        operations_per_second=total_n / total_s if total_s > 0 else None,
+        operations_per_second=_finite_ratio(total_n, total_s),
         median_trial_seconds=statistics.median(per_call_s),
         median_trial_cycles=statistics.median(per_call_c),
         min_trial_seconds=min(per_call_s),
         max_trial_seconds=max(per_call_s),
     )
+
+
+def _finite_ratio(numerator: float, denominator: float) -> float | None:
+    """numerator / denominator, or None where it is undefined or overflows (a subnormal time)."""
+    if denominator <= 0:
+        return None
+    ratio = numerator / denominator
+    return ratio if math.isfinite(ratio) else None
 
 
 def throughput_mb_per_second(input_bytes: int, operations_per_second: float | None) -> float | None:

@@ -28,6 +28,7 @@ from measurements.records import (
     verify_hash_profile,
     verify_timing_record,
 )
+from measurements.stats import timing_aggregates
 from runner.harness.driver_output import build_timing_record, parse_driver_output, process_entry
 from tests.record_builders import (
     COUNTER,
@@ -283,3 +284,10 @@ def test_a_tampered_profile_is_refused_naming_the_field(tamper, field):
     with pytest.raises(RecordAggregateMismatch) as info:
         verify_hash_profile(tamper(built_profile()))
     assert info.value.field == field and info.value.path == "profile/kem-90/MINI-1__enc.json"
+
+
+def test_a_subnormal_trial_time_gives_no_operations_per_second():
+    """Found by the round-trip property: n / 5e-324 s overflows; the figure is absent, not inf."""
+    trials = [TimingTrial(index=0, process_index=0, measurements=3, seconds=5e-324, cycles=9)]
+    aggregates, _ = timing_aggregates(trials)
+    assert aggregates.operations_per_second is None
