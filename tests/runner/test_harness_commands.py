@@ -74,8 +74,8 @@ def test_harness_kat_with_the_default_build_root_passes_from_any_directory(tmp_p
     out = StringIO()
     call_command("harness_kat", str(EXAMPLES / "kem-ex1.toml"), stdout=out)
     text = out.getvalue()
-    assert text.count("=> PASS") == 2 and text.rstrip().endswith("PASS 2")
-    for label in ("rlwe-lpr-256-toy", "rlwe-lpr-512-toy"):
+    assert text.count("=> PASS") == 3 and text.rstrip().endswith("PASS 3")
+    for label in ("rlwe-lpr-256-toy", "rlwe-lpr-512-toy", "rlwe-lpr-256-vt"):
         lib = tmp_path / "var" / "build" / "kem-ex1" / "guide" / label / f"lib{label}.so"
         assert lib.is_file()
 
