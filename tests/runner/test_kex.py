@@ -150,7 +150,9 @@ HAND_COUNT = {
 @pytest.mark.django_db(transaction=True)
 def test_kex_campaign_through_box_worker(tmp_path, settings, client):
     from measurements.formatting import format_cycles
-    from measurements.models import Campaign, HashProfile, Measurement
+    from measurements.models import Campaign, HashProfile, KexBandwidth, Measurement
+    from measurements.selectors.candidate_page import candidate_page
+    from measurements.selectors.kex_transfer import CATALOG_SOURCE, MEASURED_SOURCE
     from runner.services import CampaignSettings, campaign_start, submission_add, system_register
     from tests.api.helpers import all_pages
     from tests.runner.test_campaign_cluster import _campaign_done, wait_for, worker
@@ -167,7 +169,22 @@ def test_kex_campaign_through_box_worker(tmp_path, settings, client):
         campaign = campaign_start(system_key="box_k", settings=quick)
         wait_for(lambda: _campaign_done(campaign), 300, "the kex campaign to complete", tmp_path)
     assert campaign.status == Campaign.Status.COMPLETE
+    # A catalog row for one instance: its accounting wins; the other follows the measured run.
+    KexBandwidth.objects.create(
+        candidate="kex-ex1",
+        instance_label="dh3-3pass-toy",
+        pk_a_bytes=64,
+        pk_b_bytes=64,
+        protocol_message_bytes=200,
+    )
     body = client.get("/performance/box_k/kex-ex1/").content.decode()
+    sizes = [[c.text for c in row] for row in candidate_page("box_k", "kex-ex1").sizes.rows]
+    assert sizes == [
+        # 32 + 32 message bytes of one run + 32 + 32 public-key bytes (no catalog row)
+        ["dh3-2pass-toy", "2", "64", "64", "128", MEASURED_SOURCE],
+        ["dh3-3pass-toy", "3", "128", "200", "328", CATALOG_SOURCE],
+    ]
+    assert MEASURED_SOURCE in body and CATALOG_SOURCE in body
     api = all_pages(client, f"/api/v1/measurements/?campaign={campaign.key}&submission=kex-ex1")
     rows = {r["instance"]: r for r in api}
     assert set(rows) == set(HAND_COUNT)
