@@ -16,6 +16,8 @@ from measurements.models import KexBandwidth
 
 CATALOG_SOURCE = "catalog (kex_bandwidth.csv)"
 MEASURED_SOURCE = "measured: messages of one exchange + both public keys (no catalog row)"
+#: The summary's note on a "transferred" figure that is not from the catalog.
+KEX_MEASURED_NOTE = "transferred: messages of one measured exchange (no catalog row)"
 
 KEX_SIZES_NOTE = (
     "Transferred bytes = protocol messages + A's public key + B's public key. They come from "

@@ -35,6 +35,7 @@ from measurements.models import (
     SummaryNote,
     System,
 )
+from measurements.selectors.kex_transfer import KEX_MEASURED_NOTE, MEASURED_SOURCE, kex_transfer
 
 MISSING = fmt.MISSING
 KAT_CAVEAT_NOTE = "KAT/output caveat; see candidate page"
@@ -386,7 +387,13 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
         )
         measurements = list(
             Measurement.objects.filter(campaign=campaign).values(
-                "instance_id", "operation", "input_bytes", "mean_cycles", "measurements", "sizes"
+                "instance_id",
+                "operation",
+                "input_bytes",
+                "mean_cycles",
+                "measurements",
+                "sizes",
+                "kex",
             )
         )
         shares = {
@@ -497,6 +504,7 @@ def _summary_row(
     sub = instance.submission
     status = build.kat_status or ""
     cells: list[str] = []
+    source_notes: list[str] = []  # where a figure has another source than the column's usual
     raw: dict[str, float | None] = {}
     if spec.category == Category.HASH:
         for length in HASH_SUMMARY_LENGTHS:
@@ -542,14 +550,21 @@ def _summary_row(
                 cells.append(fmt.format_size(value, entry.basis if entry else ""))
     elif spec.category == Category.KEX:
         # Bytes sent in all protocol messages (the published "transferred" figure); the
-        # long-term public keys are accounted separately in the catalog.
-        kb = bandwidth.get(key) if has_library else None
-        cells.append(fmt.format_size(kb.protocol_message_bytes if kb else None))
+        # long-term public keys are accounted separately in the catalog.  Without a catalog
+        # row, the messages of one measured exchange (and the row says so).
+        exchange = timing.get((instance.id, "exchange", 0)) if has_library else None
+        transfer = kex_transfer(
+            bandwidth.get(key) if has_library else None, exchange["kex"] if exchange else None
+        )
+        cells.append(fmt.format_size(transfer.message_bytes))
+        if transfer.source == MEASURED_SOURCE:
+            source_notes.append(KEX_MEASURED_NOTE)
     row_notes = []
     flagged = bool(status) and status != KatStatus.PASS
     if flagged:
         row_notes.append(KAT_CAVEAT_NOTE)
     row_notes.extend(_matching(notes, sub.key, instance.label))
+    row_notes.extend(source_notes)
     return SummaryRow(
         submission_key=sub.key,
         algorithm=sub.algorithm,
