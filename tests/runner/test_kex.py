@@ -10,8 +10,16 @@ import pytest
 from django.core.management import call_command
 
 from measurements.domain import KEX, KatStatus
+from measurements.formatting import format_cycles, format_cycles_with_share
+from measurements.models import Campaign, HashProfile, KexBandwidth, Measurement
+from measurements.selectors.candidate_page import candidate_page
+from measurements.selectors.kex_transfer import CATALOG_SOURCE, KEX_MEASURED_NOTE, MEASURED_SOURCE
+from measurements.selectors.system_pages import system_summary
 from runner.harness.kat import InstanceCheck, check_instance, functional_check
 from runner.harness.manifest import load_manifest
+from runner.services import CampaignSettings, campaign_start, submission_add, system_register
+from tests.api.helpers import all_pages
+from tests.runner.test_campaign_cluster import _campaign_done, wait_for, worker
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KEX_FIXTURES = {
@@ -153,23 +161,8 @@ HAND_COUNT = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.django_db(transaction=True)
-def test_kex_campaign_through_box_worker(tmp_path, settings, client):
-    from measurements.formatting import format_cycles, format_cycles_with_share
-    from measurements.models import Campaign, HashProfile, KexBandwidth, Measurement
-    from measurements.selectors.candidate_page import candidate_page
-    from measurements.selectors.kex_transfer import (
-        CATALOG_SOURCE,
-        KEX_MEASURED_NOTE,
-        MEASURED_SOURCE,
-    )
-    from measurements.selectors.system_pages import system_summary
-    from runner.services import CampaignSettings, campaign_start, submission_add, system_register
-    from tests.api.helpers import all_pages
-    from tests.runner.test_campaign_cluster import _campaign_done, wait_for, worker
-
-    settings.NGCC_WORK_DIR = tmp_path / "work"
+def _run_campaign(tmp_path: Path) -> tuple[Campaign, dict[str, str]]:
+    """The example and two faulty key exchanges, measured by a real box_worker."""
     system_register(key="box_k", cpu=0, allow_unfixed_host=True)
     submission_add(manifest_path=EXAMPLES / "kex-ex1.toml")
     faulty = {}
@@ -188,7 +181,11 @@ def test_kex_campaign_through_box_worker(tmp_path, settings, client):
         )
         wait_for(lambda: _campaign_done(campaign), 300, "the kex campaign to complete", tmp_path)
     assert campaign.status == Campaign.Status.COMPLETE
-    # Each faulty key exchange ends with its status and log; nothing of it is timed.
+    return campaign, faulty
+
+
+def _assert_faulty_refused(campaign: Campaign, faulty: dict[str, str]) -> None:
+    """Each faulty key exchange ends with its status and log; nothing of it is timed."""
     for key, name in faulty.items():
         build = campaign.builds.get(instance__submission__key=key)
         assert build.kat_status == "CRYPTOFAIL"
@@ -203,15 +200,36 @@ def test_kex_campaign_through_box_worker(tmp_path, settings, client):
         assert step.summary.endswith(REFUSALS[name])
         untimed = Measurement.objects.get(campaign=campaign, instance__submission__key=key)
         assert (untimed.status, untimed.trials.count()) == ("failed", 0)
-    # A catalog row for one instance: its accounting wins; the other follows the measured run.
-    KexBandwidth.objects.create(
-        candidate="kex-ex1",
-        instance_label="dh3-3pass-toy",
-        pk_a_bytes=64,
-        pk_b_bytes=64,
-        protocol_message_bytes=200,
-    )
-    body = client.get("/performance/box_k/kex-ex1/").content.decode()
+
+
+def _assert_figures_match_api_and_hand_count(campaign: Campaign, client, body: str) -> None:
+    api = all_pages(client, f"/api/v1/measurements/?campaign={campaign.key}&submission=kex-ex1")
+    rows = {r["instance"]: r for r in api}
+    assert set(rows) == set(HAND_COUNT)
+    for label, expected in HAND_COUNT.items():
+        m = Measurement.objects.get(campaign=campaign, instance__label=label)
+        assert m.operation == "exchange" and m.status == "complete"
+        trials = all_pages(client, rows[label]["trials_url"])
+        assert len(trials) == 3
+        # the page's exchange figure is Σ cycles / Σ calls over exactly the API's trials
+        mean = sum(t["cycles"] for t in trials) / sum(t["measurements"] for t in trials)
+        assert mean == pytest.approx(m.mean_cycles, rel=1e-9)
+        assert f'<td class="num">{format_cycles(mean)}</td>' in body
+        # calls per exchange: exact integers equal to the hand count
+        profile = HashProfile.objects.get(campaign=campaign, instance__label=label)
+        calls: dict[str, int] = {}
+        for c in profile.calls.all():
+            calls[c.fn] = calls.get(c.fn, 0) + c.calls
+        assert profile.total_operations > 0
+        assert {fn: n / profile.total_operations for fn, n in calls.items()} == expected
+    # the API exposes the message lengths of one measured run
+    assert rows["dh3-2pass-toy"]["kex"]["messages"] == [32, 32]
+    assert rows["dh3-3pass-toy"]["kex"]["messages"] == [64, 96, 32]
+    assert rows["dh3-3pass-toy"]["kex"]["pk_a_bytes"] == 64
+
+
+def _assert_transferred_bytes(campaign: Campaign, body: str) -> None:
+    """§6 and the summary: the catalog where it has a row, else the measured run (said so)."""
     sizes = [[c.text for c in row] for row in candidate_page("box_k", "kex-ex1").sizes.rows]
     assert sizes == [
         # 32 + 32 message bytes of one run + 32 + 32 public-key bytes (no catalog row)
@@ -236,26 +254,22 @@ def test_kex_campaign_through_box_worker(tmp_path, settings, client):
         assert cycles.startswith(f"{format_cycles(m.mean_cycles)} (")
         assert row.cells == [cycles, transferred]
         assert row.notes == note
-    api = all_pages(client, f"/api/v1/measurements/?campaign={campaign.key}&submission=kex-ex1")
-    rows = {r["instance"]: r for r in api}
-    assert set(rows) == set(HAND_COUNT)
-    for label, expected in HAND_COUNT.items():
-        m = Measurement.objects.get(campaign=campaign, instance__label=label)
-        assert m.operation == "exchange" and m.status == "complete"
-        trials = all_pages(client, rows[label]["trials_url"])
-        assert len(trials) == 3
-        # the page's exchange figure is Σ cycles / Σ calls over exactly the API's trials
-        mean = sum(t["cycles"] for t in trials) / sum(t["measurements"] for t in trials)
-        assert mean == pytest.approx(m.mean_cycles, rel=1e-9)
-        assert f'<td class="num">{format_cycles(mean)}</td>' in body
-        # calls per exchange: exact integers equal to the hand count
-        profile = HashProfile.objects.get(campaign=campaign, instance__label=label)
-        calls: dict[str, int] = {}
-        for c in profile.calls.all():
-            calls[c.fn] = calls.get(c.fn, 0) + c.calls
-        assert profile.total_operations > 0
-        assert {fn: n / profile.total_operations for fn, n in calls.items()} == expected
-    # the API exposes the message lengths of one measured run
-    assert rows["dh3-2pass-toy"]["kex"]["messages"] == [32, 32]
-    assert rows["dh3-3pass-toy"]["kex"]["messages"] == [64, 96, 32]
-    assert rows["dh3-3pass-toy"]["kex"]["pk_a_bytes"] == 64
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_kex_campaign_through_box_worker(tmp_path, settings, client):
+    settings.NGCC_WORK_DIR = tmp_path / "work"
+    campaign, faulty = _run_campaign(tmp_path)
+    _assert_faulty_refused(campaign, faulty)
+    # A catalog row for one instance: its accounting wins; the other follows the measured run.
+    KexBandwidth.objects.create(
+        candidate="kex-ex1",
+        instance_label="dh3-3pass-toy",
+        pk_a_bytes=64,
+        pk_b_bytes=64,
+        protocol_message_bytes=200,
+    )
+    body = client.get("/performance/box_k/kex-ex1/").content.decode()
+    _assert_figures_match_api_and_hand_count(campaign, client, body)
+    _assert_transferred_bytes(campaign, body)
