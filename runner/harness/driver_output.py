@@ -350,7 +350,7 @@ def build_timing_record(
         "trials": trials,
         "build_flags": build_flags,
         "timing_scope": "loop",
-        "kex": dict(runs[0].kex) if runs else {},  # key exchange: lengths of the checked run
+        "kex": {},
     }
     if error is not None:
         record["error"] = error
@@ -364,6 +364,7 @@ def build_timing_record(
     record["throughput_MB_per_second"] = input_bytes * ops / 1e6 if input_bytes else None
     first = runs[0]
     record["sizes"] = dict(first.sizes)
+    record["kex"] = dict(first.kex)
     record["baseline_rss_bytes"] = _max_of([r.baseline_rss_bytes for r in runs])
     record["peak_rss_bytes"] = _max_of([r.peak_rss_bytes for r in runs])
     record["stack_high_water_bytes"] = _max_of([r.stack_high_water_bytes for r in runs])
