@@ -109,6 +109,11 @@ static int record(run *r, FILE *f)
     r->pka_len = r->pkb_len = r->pk, r->ska_len = r->skb_len = r->sk;
     r->sta_len = r->sta, r->stb_len = r->stb, r->ssa_len = r->ssb_len = r->ss;
     fprintf(f, "Pass_Num = %llu\n", r->passes);
+    if (r->passes < 1 || r->passes > MAX_PASSES) {
+        fprintf(stderr, "kex_get_passes_num() = %llu: the KAT layout covers 1 to %d passes\n",
+                r->passes, MAX_PASSES);
+        return -3;
+    }
     if (kex_init_a(r->pka, &r->pka_len, r->ska, &r->ska_len, r->sta0, &r->sta_len) != 0 ||
         kex_init_b(r->pkb, &r->pkb_len, r->skb, &r->skb_len, r->stb0, &r->stb_len) != 0)
         return -3;

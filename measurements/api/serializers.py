@@ -202,6 +202,14 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "evidence",
             "trials_url",
         ]
+        extra_kwargs = {
+            "kex": {
+                "help_text": "Key exchange only: the run the timing driver checked before timing "
+                "— passes, pk_a_bytes, pk_b_bytes, sk_bytes, sta_bytes, stb_bytes, ss_bytes, "
+                "msg_capacity_bytes and messages (bytes of each pass's message). Empty for the "
+                "other categories."
+            }
+        }
 
     @extend_schema_field(serializers.CharField())
     def get_trials_url(self, obj: Measurement) -> str:

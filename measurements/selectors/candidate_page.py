@@ -39,6 +39,7 @@ from measurements.models import (
     Submission,
     System,
 )
+from measurements.selectors.kex_transfer import KEX_SIZES_NOTE, kex_transfer
 from measurements.stats import calls_per_operation
 
 CATEGORY_LINES: dict[str, str] = {key: spec.description for key, spec in CATEGORIES.items()}
@@ -148,6 +149,8 @@ class CandidatePage:
     cycles_chart: ChartData
     systems_chart: ChartData | None
     urls: dict[str, str] = field(default_factory=dict)
+    #: How §6 is sourced, where it differs from the size-catalog sentence (key exchange).
+    sizes_note: str = ""
 
     @property
     def is_hash(self) -> bool:
@@ -625,6 +628,7 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
         cycles_chart=_cycles_chart(category, instances, row_keys, by_key, system.key),
         systems_chart=_systems_chart(category, instances, row_keys, all_measurements, campaigns),
         urls=_page_urls(system.key, submission),
+        sizes_note=KEX_SIZES_NOTE if category == Category.KEX else "",
     )
 
 
@@ -648,20 +652,19 @@ def _size_table(
     if category == Category.KEX:
         exchange = {m.instance_id: m for m in measurements if m.operation == "exchange"}
         for instance in instances:
-            bw = kex_bandwidth.get(instance.label)
-            kex = exchange[instance.pk].kex if instance.pk in exchange else {}
-            passes = kex.get("passes") if isinstance(kex, dict) else None
-            if passes is None and isinstance(kex, dict) and isinstance(kex.get("messages"), list):
-                passes = len(kex["messages"])
+            m = exchange.get(instance.pk)
+            t = kex_transfer(kex_bandwidth.get(instance.label), m.kex if m else None)
             rows.append(
                 (
                     code(instance.label),
-                    figure(fmt.format_int(passes)),
-                    figure(fmt.format_int(bw.protocol_message_bytes if bw else None)),
-                    figure(fmt.format_int(bw.total_bytes if bw else None)),
+                    figure(fmt.format_int(t.passes)),
+                    figure(fmt.format_int(t.public_key_bytes)),
+                    figure(fmt.format_int(t.message_bytes)),
+                    figure(fmt.format_int(t.total_bytes)),
+                    text(t.source or fmt.MISSING),
                 )
             )
-        return ("instance", "passes", "messages", "total"), rows
+        return ("instance", "passes", "public keys", "messages", "total", "source"), rows
     if category in HASH_CATEGORIES:
         for instance in instances:
             digest = api.get(instance.pk, {}).get("digest_bytes")

@@ -35,6 +35,7 @@ from measurements.models import (
     SummaryNote,
     System,
 )
+from measurements.selectors.kex_transfer import KEX_MEASURED_NOTE, MEASURED_SOURCE, kex_transfer
 
 MISSING = fmt.MISSING
 KAT_CAVEAT_NOTE = "KAT/output caveat; see candidate page"
@@ -405,6 +406,7 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
                 "mean_cycles",
                 "measurements",
                 "sizes",
+                "kex",
             )
         )
         shares = {
@@ -499,6 +501,27 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
     )
 
 
+def _kex_transferred(
+    instance_id: int,
+    key: tuple[str, str],
+    has_library: bool,
+    timing: dict[tuple[int, str, int], dict[str, Any]],
+    bandwidth: dict[tuple[str, str], KexBandwidth],
+) -> tuple[str, str]:
+    """The "transferred (B)" cell of a key exchange and, where it is not the catalog's, a note.
+
+    Bytes sent in all protocol messages (the published figure); the long-term public keys are
+    accounted separately in the catalog.  Without a catalog row: the messages of one measured
+    exchange.
+    """
+    if not has_library:
+        return fmt.format_size(None), ""
+    exchange = timing.get((instance_id, "exchange", 0))
+    transfer = kex_transfer(bandwidth.get(key), exchange["kex"] if exchange else None)
+    note = KEX_MEASURED_NOTE if transfer.source == MEASURED_SOURCE else ""
+    return fmt.format_size(transfer.message_bytes), note
+
+
 def _summary_row(
     spec: SectionSpec,
     build: Build,
@@ -515,6 +538,7 @@ def _summary_row(
     sub = instance.submission
     status = build.kat_status or ""
     cells: list[str] = []
+    source_note = ""  # where a figure has another source than the column's usual one
     raw: dict[str, float | None] = {}
     urls: list[str] = []
     if spec.category == Category.HASH:
@@ -562,15 +586,17 @@ def _summary_row(
                 value = getattr(entry, f"{name}_bytes") if entry else None
                 cells.append(fmt.format_size(value, entry.basis if entry else ""))
     elif spec.category == Category.KEX:
-        # Bytes sent in all protocol messages (the published "transferred" figure); the
-        # long-term public keys are accounted separately in the catalog.
-        kb = bandwidth.get(key) if has_library else None
-        cells.append(fmt.format_size(kb.protocol_message_bytes if kb else None))
+        transferred, source_note = _kex_transferred(
+            instance.id, key, has_library, timing, bandwidth
+        )
+        cells.append(transferred)
     row_notes = []
     flagged = bool(status) and status != KatStatus.PASS
     if flagged:
         row_notes.append(KAT_CAVEAT_NOTE)
     row_notes.extend(_matching(notes, sub.key, instance.label))
+    if source_note:
+        row_notes.append(source_note)
     return SummaryRow(
         submission_key=sub.key,
         algorithm=sub.algorithm,

@@ -89,7 +89,8 @@ def candidate_markdown(page: CandidatePage) -> str:
         "",
         "## 6. Transmission and storage overhead",
         "",
-        "External public-key, ciphertext and signature sizes follow the curated external size "
+        page.sizes_note
+        or "External public-key, ciphertext and signature sizes follow the curated external size "
         "catalog; secret-key and shared-secret lengths remain API figures. See "
         "[the size audit](../performance/EXTERNAL_SIZE_AUDIT.md) for disagreements.",
         "",

@@ -11,8 +11,16 @@ import pytest
 from django.core.management import call_command
 
 from measurements.domain import KEX, KatStatus
+from measurements.formatting import format_cycles, format_cycles_with_share
+from measurements.models import Campaign, HashProfile, KexBandwidth, Measurement
+from measurements.selectors.candidate_page import candidate_page
+from measurements.selectors.kex_transfer import CATALOG_SOURCE, KEX_MEASURED_NOTE, MEASURED_SOURCE
+from measurements.selectors.system_pages import system_summary
 from runner.harness.kat import InstanceCheck, check_instance, functional_check
 from runner.harness.manifest import load_manifest
+from runner.services import CampaignSettings, campaign_start, submission_add, system_register
+from tests.api.helpers import all_pages
+from tests.runner.test_campaign_cluster import _campaign_done, wait_for, worker
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KEX_FIXTURES = {
@@ -138,6 +146,13 @@ def test_functional_check_flags_the_message_overflow_and_not_the_honest_toy(tmp_
 
 # --- a measured campaign through a real worker ------------------------------------------------
 
+#: What the timing driver says when its checked exchange fails (native/driver/ops_kex.c).
+REFUSALS = {
+    "kex-unequal": "exchange: the secrets of A and B differ, refusing to time",
+    "kex-wrong-passes": "exchange: a pass returned 1 before or after pass 3 declared by "
+    "kex_get_passes_num, refusing to time",
+}
+
 #: ICCS calls of one exchange, counted by hand from examples/kex-ex/common/kex.c:
 #: DRNG for a, b, x, y; pseudohash for K at B and at A; pseudoXOF for each secret; sm3hash for
 #: both state identifiers, plus (three passes) tag B made and checked, tag A made and checked.
@@ -147,28 +162,48 @@ HAND_COUNT = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.django_db(transaction=True)
-def test_kex_campaign_through_box_worker(tmp_path, settings, client):
-    from measurements.formatting import format_cycles
-    from measurements.models import Campaign, HashProfile, Measurement
-    from runner.services import CampaignSettings, campaign_start, submission_add, system_register
-    from tests.api.helpers import all_pages
-    from tests.runner.test_campaign_cluster import _campaign_done, wait_for, worker
-
-    settings.NGCC_WORK_DIR = tmp_path / "work"
+def _run_campaign(tmp_path: Path) -> tuple[Campaign, dict[str, str]]:
+    """The example and two faulty key exchanges, measured by a real box_worker."""
     system_register(key="box_k", cpu=0, allow_unfixed_host=True)
     submission_add(manifest_path=EXAMPLES / "kex-ex1.toml")
+    faulty = {}
+    for name in ("kex-unequal", "kex-wrong-passes"):
+        manifest = EXAMPLES / f"faulty-{name}.toml"
+        submission_add(manifest_path=manifest)
+        faulty[load_manifest(manifest).candidate] = name
     quick = CampaignSettings(
         planner="guide",
         guide_overrides={"trials": 3, "target_trial_s": 0.02, "min_total_calls": 10},
         profile_overrides={"target_s": 0.02, "max_operations": 20},
     )
     with worker("box_k", tmp_path):
-        campaign = campaign_start(system_key="box_k", settings=quick)
+        campaign = campaign_start(
+            system_key="box_k", submission_keys=["kex-ex1", *faulty], settings=quick
+        )
         wait_for(lambda: _campaign_done(campaign), 300, "the kex campaign to complete", tmp_path)
     assert campaign.status == Campaign.Status.COMPLETE
-    body = client.get("/performance/box_k/kex-ex1/").content.decode()
+    return campaign, faulty
+
+
+def _assert_faulty_refused(campaign: Campaign, faulty: dict[str, str]) -> None:
+    """Each faulty key exchange ends with its status and log; nothing of it is timed."""
+    for key, name in faulty.items():
+        build = campaign.builds.get(instance__submission__key=key)
+        assert build.kat_status == "CRYPTOFAIL"
+        log = bytes(build.kat_log.content).decode()
+        assert f"RESULT {key} {name} CRYPTOFAIL" in log
+        assert KEX_FIXTURES[name][1] in log
+        # CRYPTOFAIL libraries are timed as published practice does, but the driver's checked
+        # exchange refuses a protocol that is not a key exchange: a failed record, no trials.
+        step = campaign.steps.get(instance__submission__key=key, phase="measure")
+        assert step.status == "failed"
+        assert step.summary.startswith("timing failed: exchange: ")
+        assert step.summary.endswith(REFUSALS[name])
+        untimed = Measurement.objects.get(campaign=campaign, instance__submission__key=key)
+        assert (untimed.status, untimed.trials.count()) == ("failed", 0)
+
+
+def _assert_figures_match_api_and_hand_count(campaign: Campaign, client, body: str) -> None:
     api = all_pages(client, f"/api/v1/measurements/?campaign={campaign.key}&submission=kex-ex1")
     rows = {r["instance"]: r for r in api}
     assert set(rows) == set(HAND_COUNT)
@@ -194,3 +229,50 @@ def test_kex_campaign_through_box_worker(tmp_path, settings, client):
     assert rows["dh3-2pass-toy"]["kex"]["messages"] == [32, 32]
     assert rows["dh3-3pass-toy"]["kex"]["messages"] == [64, 96, 32]
     assert rows["dh3-3pass-toy"]["kex"]["pk_a_bytes"] == 64
+
+
+def _assert_transferred_bytes(campaign: Campaign, body: str) -> None:
+    """§6 and the summary: the catalog where it has a row, else the measured run (said so)."""
+    sizes = [[c.text for c in row] for row in candidate_page("box_k", "kex-ex1").sizes.rows]
+    assert sizes == [
+        # 32 + 32 message bytes of one run + 32 + 32 public-key bytes (no catalog row)
+        ["dh3-2pass-toy", "2", "64", "64", "128", MEASURED_SOURCE],
+        ["dh3-3pass-toy", "3", "128", "200", "328", CATALOG_SOURCE],
+    ]
+    assert MEASURED_SOURCE in body and CATALOG_SOURCE in body
+    # The summary's key-exchange section: exchange cycles (sym %) and transferred (B).
+    section = next(
+        s for s in system_summary(campaign.system).sections if s.spec.anchor == "key-exchange"
+    )
+    assert section.headers[3:5] == ["exchange cycles (sym %)", "transferred (B)"]
+    summary = {(r.submission_key, r.label): r for r in section.rows}
+    for label, transferred, note in (
+        ("dh3-2pass-toy", "64", KEX_MEASURED_NOTE),
+        ("dh3-3pass-toy", "200", "–"),
+    ):
+        row = summary[("kex-ex1", label)]
+        m = Measurement.objects.get(campaign=campaign, instance__label=label)
+        profile = HashProfile.objects.get(campaign=campaign, instance__label=label)
+        cycles = format_cycles_with_share(m.mean_cycles, profile.hash_share, m.measurements)
+        assert cycles.startswith(f"{format_cycles(m.mean_cycles)} (")
+        assert row.cells == [cycles, transferred]
+        assert row.notes == note
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_kex_campaign_through_box_worker(tmp_path, settings, client):
+    settings.NGCC_WORK_DIR = tmp_path / "work"
+    campaign, faulty = _run_campaign(tmp_path)
+    _assert_faulty_refused(campaign, faulty)
+    # A catalog row for one instance: its accounting wins; the other follows the measured run.
+    KexBandwidth.objects.create(
+        candidate="kex-ex1",
+        instance_label="dh3-3pass-toy",
+        pk_a_bytes=64,
+        pk_b_bytes=64,
+        protocol_message_bytes=200,
+    )
+    body = client.get("/performance/box_k/kex-ex1/").content.decode()
+    _assert_figures_match_api_and_hand_count(campaign, client, body)
+    _assert_transferred_bytes(campaign, body)

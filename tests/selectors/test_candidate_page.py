@@ -6,8 +6,9 @@ import pytest
 from django.http import Http404
 
 from measurements.charts import log_bar_chart
-from measurements.models import Campaign, KatIssue, KexBandwidth
+from measurements.models import Campaign, KatIssue, KexBandwidth, Measurement
 from measurements.selectors.candidate_page import candidate_page
+from measurements.selectors.kex_transfer import MEASURED_SOURCE
 from tests.candidate_builders import build_candidate
 from tests.factories import CampaignFactory, ExternalSizeFactory, SystemFactory
 
@@ -117,9 +118,28 @@ def test_kex_sizes_from_the_bandwidth_catalog(empty_db):
     )
     page = candidate_page("box_test", "kex-90")
     assert [r[1] for r in _texts(page.performance)] == ["exchange", "pass1"]
-    assert page.sizes.headers == ("instance", "passes", "messages", "total")
-    assert _texts(page.sizes) == [["KEX-90-0", "3", "2400", "4000"]]
+    assert page.sizes.headers == (
+        "instance", "passes", "public keys", "messages", "total", "source",
+    )  # fmt: skip
+    assert _texts(page.sizes) == [
+        ["KEX-90-0", "3", "1600", "2400", "4000", "catalog (kex_bandwidth.csv)"]
+    ]
     assert page.category_line == "public-key algorithm; function: key exchange"
+    assert "kex_bandwidth.csv" in page.sizes_note
+
+
+def test_kex_sizes_without_a_catalog_row_follow_the_measured_run(empty_db):
+    build_candidate(instances=2, key="kex-91", category="kex", operations=("exchange",))
+    measured = Measurement.objects.get(instance__label="KEX-91-0")
+    measured.kex = {"passes": 3, "pk_a_bytes": 64, "pk_b_bytes": 48, "messages": [64, 96, 32]}
+    measured.save()
+    page = candidate_page("box_test", "kex-91")
+    assert _texts(page.sizes) == [
+        # our rule: 64 + 96 + 32 message bytes of one run, plus 64 + 48 public-key bytes
+        ["KEX-91-0", "3", "112", "192", "304", MEASURED_SOURCE],
+        # no catalog row and no message lengths: nothing is invented
+        ["KEX-91-1", "3", "–", "–", "–", "–"],
+    ]
 
 
 def test_hash_rows_by_message_length(empty_db):

@@ -73,3 +73,22 @@ def test_kat_notes_are_exported_under_the_table(empty_db, tmp_path):
     text = candidate_markdown(candidate_page("box_test", "kem-90"))
     assert "| `KEM-90-1` | guide | PASS [1] |" in text
     assert "[1] Not timed. why" in text
+
+
+def test_key_exchange_export_states_the_source_of_the_transferred_bytes(empty_db, client):
+    from measurements.models import Measurement
+    from measurements.selectors.kex_transfer import KEX_SIZES_NOTE, MEASURED_SOURCE
+
+    build_candidate(instances=1, key="kex-92", category="kex", operations=("exchange",))
+    Measurement.objects.filter(instance__label="KEX-92-0").update(
+        kex={"passes": 2, "pk_a_bytes": 32, "pk_b_bytes": 32, "messages": [32, 40]}
+    )
+    markdown = candidate_markdown(candidate_page("box_test", "kex-92"))
+    assert KEX_SIZES_NOTE in markdown
+    sizes = markdown_tables(markdown)[4]
+    assert sizes == [
+        ["instance", "passes", "public keys", "messages", "total", "source"],
+        ["KEX-92-0", "2", "64", "72", "136", MEASURED_SOURCE],
+    ]
+    html = client.get("/performance/box_test/kex-92/").content.decode()
+    assert markdown_tables(markdown) == [rows for _, rows, _ in html_tables(html)]
