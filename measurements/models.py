@@ -33,6 +33,7 @@ def category_choices() -> list[tuple[str, str]]:
     """The category field's choices, read when used: a new category needs no migration."""
     return Category.choices
 
+
 KatStatus = models.TextChoices("KatStatus", [(s.name, s.value) for s in domain.KatStatus])
 
 
