@@ -141,6 +141,17 @@ class CampaignSettings:
     hash_lengths: tuple[int, ...] | None = None
     instances: tuple[str, ...] | None = None  # labels; None: every instance of the manifests
 
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any] | None) -> CampaignSettings:
+        """The settings a campaign was started with (its JSON `settings`; lists back to tuples,
+        keys this class does not know ignored)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in (stored or {}).items() if k in known}
+        for name in ("operations", "hash_lengths", "instances"):
+            if values.get(name) is not None:
+                values[name] = tuple(values[name])
+        return cls(**values)
+
 
 def _measurable_system(system_key: str) -> System:
     """The registered system, refused when its host is not fixed (unless allowed)."""
@@ -219,6 +230,15 @@ def _campaign_steps(
     for seq, step in enumerate(steps):
         step.seq = seq
     return steps
+
+
+#: `campaign_start --quick`: tiny plans for demos and smoke runs (figures are not meaningful).
+QUICK_SETTINGS: dict[str, Any] = {
+    "guide_overrides": {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10},
+    "adaptive_overrides": {"budget_s": 2.0},
+    "profile_overrides": {"target_s": 0.02, "max_operations": 20},
+    "hash_lengths": (32, 1024),
+}
 
 
 @transaction.atomic

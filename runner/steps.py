@@ -17,6 +17,7 @@ from django.conf import settings
 from measurements.formatting import format_cycles, format_seconds, format_share
 from measurements.models import Campaign, KatStatus
 from runner.models import CampaignStep, Phase
+from runner.services import CampaignSettings
 
 #: Statuses with which an instance is still timed (flagged on its page).
 TIMED_KAT_STATUSES = {
@@ -64,8 +65,8 @@ def _manifest_and_instance(step: CampaignStep):
     return manifest, manifest.instance(step.instance.label)
 
 
-def _settings(step: CampaignStep) -> dict[str, Any]:
-    return step.campaign.settings or {}
+def _settings(step: CampaignStep) -> CampaignSettings:
+    return CampaignSettings.from_stored(step.campaign.settings)
 
 
 def _kat_step_result(step: CampaignStep) -> dict[str, Any]:
@@ -137,7 +138,8 @@ def run_kat(step: CampaignStep) -> StepOutcome:
 # --- calibrate / measure / profile ------------------------------------------------------------
 
 
-def _driver() -> Path:
+def timing_driver() -> Path:
+    """``ngcc-time``, built once per source digest under the work dir's tools/."""
     from runner.harness.timing import build_driver
 
     return build_driver(out_dir=tools_dir())
@@ -147,22 +149,22 @@ def _timing_kwargs(step: CampaignStep) -> dict[str, Any]:
     from runner.harness.timing import AdaptiveParams, GuideParams
 
     s = _settings(step)
-    guide = GuideParams(max_operation_s=s.get("budget_per_op_s", 900.0))
-    if s.get("guide_overrides"):
-        guide = replace(guide, **s["guide_overrides"])
+    guide = replace(GuideParams(max_operation_s=s.budget_per_op_s), **(s.guide_overrides or {}))
+    adaptive_changes = {
+        "precision": s.target_precision,
+        "budget_s": s.budget_per_op_s,
+        **(s.adaptive_overrides or {}),
+    }
     adaptive = AdaptiveParams()
-    adaptive_changes = {"precision": s.get("target_precision", 0.01)}
-    adaptive_changes["budget_s"] = s.get("budget_per_op_s", 900.0)
-    adaptive_changes.update(s.get("adaptive_overrides") or {})
     adaptive = replace(
         adaptive, **{k: v for k, v in adaptive_changes.items() if hasattr(adaptive, k)}
     )
     return {
-        "planner": s.get("planner", "adaptive"),
+        "planner": s.planner,
         "guide": guide,
         "adaptive": adaptive,
-        "cpu": s.get("cpu"),
-        "counter": s.get("counter"),
+        "cpu": s.cpu,
+        "counter": s.counter,
         "nominal_hz": nominal_clock_hz(step.campaign.environment),
     }
 
@@ -183,15 +185,15 @@ def run_calibrate(step: CampaignStep) -> StepOutcome:
 
     library = _timed_library(step)
     s = _settings(step)
-    budget = float(s.get("budget_per_op_s", 900.0))
+    budget = float(s.budget_per_op_s)
     try:
         call_s, counter = calibrate_operation(
-            driver=_driver(),
+            driver=timing_driver(),
             library=library,
             operation=step.operation,
             input_bytes=step.input_bytes,
-            cpu=s.get("cpu"),
-            counter=s.get("counter"),
+            cpu=s.cpu,
+            counter=s.counter,
             digest_bits=_digest_bits(step),
             limits=Limits(wall_seconds=budget, cpu_seconds=int(budget) + 1),
             timeout_s=budget,
@@ -229,7 +231,7 @@ def run_measure(step: CampaignStep) -> StepOutcome:
 
     library = _timed_library(step)
     measured = measure_operation(
-        driver=_driver(),
+        driver=timing_driver(),
         library=library,
         operation=step.operation,
         input_bytes=step.input_bytes,
@@ -297,10 +299,8 @@ def run_profile(step: CampaignStep) -> StepOutcome:
         tools=tools,
         link_libs=kat.get("link_libs", []),
     )
-    params = ProfileParams()
-    overrides = _settings(step).get("profile_overrides") or {}
-    if overrides:
-        params = replace(params, **overrides)
+    run_settings = _settings(step)
+    params = replace(ProfileParams(), **(run_settings.profile_overrides or {}))
     try:
         profile = profile_operation(
             tools=tools,
@@ -311,8 +311,8 @@ def run_profile(step: CampaignStep) -> StepOutcome:
             call_s=_call_seconds(step) or 0.001,
             input_bytes=step.input_bytes,
             params=params,
-            cpu=_settings(step).get("cpu"),
-            counter=_settings(step).get("counter"),
+            cpu=run_settings.cpu,
+            counter=run_settings.counter,
             digest_bits=_digest_bits(step),
         )
     except ProfileError as exc:

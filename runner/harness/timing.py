@@ -37,6 +37,7 @@ from runner.harness.driver_output import (
     DriverRun,
     build_timing_record,
     parse_driver_output,
+    parse_probe_output,
     per_call_samples,
     process_entry,
 )
@@ -271,6 +272,16 @@ def sandbox_runner(limits: Limits | None = None) -> Runner:
         return run_sandboxed(argv, limits=base.but(wall_seconds=timeout_s))
 
     return run
+
+
+def probe_counter(*, driver: Path, limits: Limits | None = None) -> dict[str, Any]:
+    """The cycle counter the driver picks on this machine (name, hz, overhead_cycles), from
+    ``ngcc-time --probe`` in the sandbox; ``{"error", "stderr"}`` when it cannot say."""
+    res = run_sandboxed([str(driver), "--probe"], limits=limits or Limits(wall_seconds=60))
+    try:
+        return parse_probe_output(res.stdout)
+    except ValueError:  # DriverOutputError, or no JSON at all
+        return {"error": res.describe(), "stderr": res.stderr[-500:]}
 
 
 @dataclass

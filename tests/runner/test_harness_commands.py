@@ -20,6 +20,21 @@ def test_harness_build_prints_progress(tmp_path):
     assert (tmp_path / "hash-ex1" / "guide" / "sha3-256-ex" / "libsha3-256-ex.so").is_file()
 
 
+def test_harness_build_builds_only_the_named_instances(tmp_path):
+    out = StringIO()
+    call_command(
+        "harness_build",
+        str(EXAMPLES / "hash-ex1.toml"),
+        "--instance",
+        "sha3-512-ex",
+        build_root=tmp_path,
+        stdout=out,
+    )
+    assert "hash-ex1: building 1 instance(s) with guide flags, 2 job(s)" in out.getvalue()
+    built = sorted(p.name for p in (tmp_path / "hash-ex1" / "guide").iterdir())
+    assert built == ["sha3-512-ex"]
+
+
 def test_harness_kat_runs_without_a_database(tmp_path):
     out = StringIO()
     call_command(

@@ -229,3 +229,49 @@ def test_nominal_clock_only_on_a_pinned_host():
     )
     assert nominal_clock_hz({"cpufreq_min_khz": "800000", "cpufreq_max_khz": "4900000"}) is None
     assert nominal_clock_hz({}) is None
+
+
+def test_campaign_settings_come_back_from_the_stored_campaign(db):
+    """Steps read the settings a campaign was started with as `CampaignSettings` again."""
+    system_register(key="here_4", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    started = CampaignSettings(
+        planner="guide",
+        budget_per_op_s=30.0,
+        cpu=0,
+        operations=("keygen", "enc"),
+        instances=("rlwe-lpr-256-toy",),
+        guide_overrides={"trials": 2},
+    )
+    campaign = campaign_start(system_key="here_4", settings=started, enqueue=False)
+    assert campaign.settings["operations"] == ["keygen", "enc"]  # JSON keeps lists
+    assert CampaignSettings.from_stored(campaign.settings) == started
+    # Imported campaigns carry other keys (shard CPUs); they are not run, and are ignored here.
+    assert CampaignSettings.from_stored({"shard_cpus": {"1": 3}, "planner": "guide"}) == (
+        CampaignSettings(planner="guide")
+    )
+    assert CampaignSettings.from_stored(None) == CampaignSettings()
+
+
+def test_quick_campaign_command_stores_the_tiny_plans(db):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    system_register(key="here_5", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "hash-ex1.toml")
+    out = StringIO()
+    call_command(
+        "campaign_start", "--system", "here_5", "--quick", "--planner", "guide", stdout=out
+    )
+    campaign = Campaign.objects.get(system__key="here_5")
+    stored = CampaignSettings.from_stored(campaign.settings)
+    assert stored.planner == "guide"
+    assert stored.guide_overrides == {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10}
+    assert stored.profile_overrides == {"target_s": 0.02, "max_operations": 20}
+    assert stored.hash_lengths == (32, 1024)
+    measured_lengths = sorted(
+        set(campaign.steps.filter(phase="measure").values_list("input_bytes", flat=True))
+    )
+    assert measured_lengths == [32, 1024]
+    assert f"campaign {campaign.key}: {campaign.steps.count()} steps queued" in out.getvalue()

@@ -83,3 +83,20 @@ def test_disturbed_only_with_a_core_cycle_counter_and_a_nominal_clock():
     assert not is_disturbed(slow, nominal_hz=2.0e9)
     assert not is_disturbed(slow, nominal_hz=None)
     assert not is_disturbed({**slow, "counter": "tsc"}, nominal_hz=2.7e9)
+
+
+def test_driver_options_name_each_setting_once():
+    """ngcc-time and ngcc-prof get the same options, built in one place."""
+    from runner.harness.timing import driver_options
+
+    assert driver_options(cpu=3, counter="tsc", input_bytes=1024, digest_bits=512) == [
+        "--cpu",
+        "3",
+        "--digest-bits",
+        "512",
+        "--counter",
+        "tsc",
+        "--input-bytes",
+        "1024",
+    ]
+    assert driver_options(cpu=1, counter=None, input_bytes=0, digest_bits=None) == ["--cpu", "1"]

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from measurements.models import Campaign
-from runner.services import CampaignSettings, RunnerError, campaign_start
+from runner.services import QUICK_SETTINGS, CampaignSettings, RunnerError, campaign_start
 
 
 def _percent(text: str) -> float:
@@ -52,12 +52,6 @@ class Command(BaseCommand):
         ):
             self.stdout.write(f"a complete campaign exists on {o['system']}: nothing started")
             return
-        quick = {
-            "guide_overrides": {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10},
-            "adaptive_overrides": {"budget_s": 2.0},
-            "profile_overrides": {"target_s": 0.02, "max_operations": 20},
-            "hash_lengths": (32, 1024),
-        }
         settings = CampaignSettings(
             planner=o["planner"],
             target_precision=o["target_precision"],
@@ -65,7 +59,7 @@ class Command(BaseCommand):
             cpu=o["cpu"],
             counter=o["counter"],
             instances=tuple(o["instances"]) if o["instances"] else None,
-            **(quick if o["quick"] else {}),
+            **(QUICK_SETTINGS if o["quick"] else {}),
         )
         try:
             campaign = campaign_start(
