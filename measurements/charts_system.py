@@ -17,7 +17,7 @@ from measurements import formatting as fmt
 from measurements.charts import log_decades
 
 if TYPE_CHECKING:
-    from measurements.selectors.system_pages import SystemSummary
+    from measurements.selectors.pages.system import SystemSummary
 
 STATUS_COLOURS = {
     "PASS": "#2f7d4f",

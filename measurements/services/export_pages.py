@@ -1,6 +1,6 @@
 """Markdown export of the candidate pages, in the format of the published static pages.
 
-The rows come from the same selector as the web page (`selectors.candidate_page`), so the web
+The rows come from the same selector as the web page (`selectors.pages.candidate`), so the web
 page and the exported file always show the same figures. Links point at the static site's own
 layout (``../performance/summary_<system>.md`` …); evidence is referred to by its path.
 """
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from measurements.models import Measurement
-from measurements.selectors.candidate_page import CandidatePage, Table, candidate_page
+from measurements.selectors.pages.candidate import CandidatePage, Table, candidate_page
 
 ProgressCallback = Callable[[int, int, str], None]
 

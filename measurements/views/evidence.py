@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from measurements.selectors.candidate_page import candidate_page_url, summary_page_url
 from measurements.selectors.evidence import content_type_for, evidence_get, evidence_view
+from measurements.selectors.pages.candidate import candidate_page_url, summary_page_url
 
 
 def evidence_detail(request: HttpRequest, evidence_id: int) -> HttpResponse:

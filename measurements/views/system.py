@@ -1,7 +1,7 @@
 """Performance index and the system-level pages (summary, method, size audit, survey, KAT).
 
 Views stay thin: they resolve the system (404 for an unknown key), call one selector from
-`measurements.selectors.system_pages` and render its result.
+`measurements.selectors.pages.system` and render its result.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.utils.safestring import mark_safe
 
 from measurements import charts_system
 from measurements.models import System
-from measurements.selectors import system_pages
+from measurements.selectors.pages import system as system_pages
 
 
 def _system_or_404(key: str) -> System:

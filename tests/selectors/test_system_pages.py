@@ -7,7 +7,7 @@ import re
 import pytest
 
 from measurements.models import Campaign, KatIssue, KATResult, SummaryNote
-from measurements.selectors import system_pages
+from measurements.selectors.pages import system as system_pages
 from tests.factories import (
     BuildFactory,
     CampaignFactory,
