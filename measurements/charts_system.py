@@ -17,7 +17,7 @@ from measurements import formatting as fmt
 from measurements.charts import log_decades
 
 if TYPE_CHECKING:
-    from measurements.selectors.pages.system import SystemSummary
+    from measurements.selectors.pages.summary import SystemSummary
 
 STATUS_COLOURS = {
     "PASS": "#2f7d4f",
