@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from measurements.models import Measurement
-from measurements.selectors.pages.candidate import CandidatePage, Table, candidate_page
+from measurements.selectors.pages.candidate import CandidatePage, candidate_page
+from measurements.selectors.pages.cells import Table
 
 ProgressCallback = Callable[[int, int, str], None]
 

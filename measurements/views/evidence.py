@@ -6,22 +6,20 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from measurements.selectors.evidence import content_type_for, evidence_get, evidence_view
-from measurements.selectors.pages.candidate import candidate_page_url, summary_page_url
+from measurements.selectors.pages.common import candidate_url, summary_url
 
 
 def evidence_detail(request: HttpRequest, evidence_id: int) -> HttpResponse:
     view = evidence_view(evidence_id)
-    candidate_url = (
-        candidate_page_url(view.system_key, view.submission_key) if view.submission_key else ""
-    )
+    page_url = candidate_url(view.system_key, view.submission_key) if view.submission_key else ""
     return render(
         request,
         "measurements/evidence/detail.html",
         {
             "view": view,
             "evidence": view.evidence,
-            "candidate_url": candidate_url,
-            "summary_url": summary_page_url(view.system_key),
+            "candidate_url": page_url,
+            "summary_url": summary_url(view.system_key),
         },
     )
 

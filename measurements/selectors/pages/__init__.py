@@ -8,8 +8,11 @@ published Markdown from the same data, so the two cannot disagree. URLs come fro
 
 Layout (add a page as a new module here, named after the page):
 
-- `common` — query helpers and small shared types used by several pages;
-- `candidate/` — the per-candidate page, one builder per section (§1–2, §3, §4–5, §6,
-  symmetric, §7) and `candidate/__init__.py` assembling them;
+- `common` — query helpers used by several pages (campaign choice, category and operation
+  order, label-regex catalogs);
+- `cells` — the plain data pages return: `Cell`, `Table` and chart inputs;
+- `candidate/` — the per-candidate page: `data` fetches every row once, one builder per
+  section (`basics` §1–2, `kat` §3, `performance` §4–5, `sizes` §6, `symmetric`, `evidence` §7,
+  `charts`) and `candidate/__init__.py` assembling them;
 - `index`, `summary`, `method`, `size_audit`, `survey`, `kat_overview` — the system pages.
 """

@@ -120,6 +120,21 @@ def method_url(system_key: str) -> str:
     return _url("measurements:method", (system_key,), f"/performance/{system_key}/method/")
 
 
+def survey_url() -> str:
+    return _url("measurements:survey", (), "/survey/")
+
+
+def size_audit_url() -> str:
+    return _url("measurements:size_audit", (), "/size-audit/")
+
+
+def api_candidate_url(system_key: str, submission_key: str) -> str:
+    """The REST query returning a candidate page's data (the API's own link helper)."""
+    from measurements.api.links import api_url_for_candidate_page
+
+    return api_url_for_candidate_page(system_key, submission_key)
+
+
 def _api(helper: str, fallback: str, *args: Any) -> str:
     """The API query behind a page, from `measurements.api.links` where it offers `helper`."""
     try:
