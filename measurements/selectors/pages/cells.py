@@ -24,11 +24,6 @@ class Cell:
         return "".join(text for _, text in self.parts) + self.note_suffix
 
     @property
-    def markdown(self) -> str:
-        body = "".join(f"`{text}`" if kind == "code" else text for kind, text in self.parts)
-        return (body + self.note_suffix).replace("|", "\\|")
-
-    @property
     def note_suffix(self) -> str:
         return f" [{self.note}]" if self.note else ""
 
