@@ -5,13 +5,15 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from measurements import links
 from measurements.selectors.evidence import content_type_for, evidence_get, evidence_view
-from measurements.selectors.pages.common import candidate_url, summary_url
 
 
 def evidence_detail(request: HttpRequest, evidence_id: int) -> HttpResponse:
     view = evidence_view(evidence_id)
-    page_url = candidate_url(view.system_key, view.submission_key) if view.submission_key else ""
+    page_url = (
+        links.candidate_url(view.system_key, view.submission_key) if view.submission_key else ""
+    )
     return render(
         request,
         "measurements/evidence/detail.html",
@@ -19,7 +21,7 @@ def evidence_detail(request: HttpRequest, evidence_id: int) -> HttpResponse:
             "view": view,
             "evidence": view.evidence,
             "candidate_url": page_url,
-            "summary_url": summary_url(view.system_key),
+            "summary_url": links.summary_url(view.system_key),
         },
     )
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any, TypeVar
-
-from django.urls import NoReverseMatch, reverse
+from typing import TypeVar
 
 from measurements import formatting as fmt
 from measurements.domain import CATEGORIES, CATEGORY_OPERATIONS, HASH_CATEGORIES
@@ -87,90 +85,3 @@ def catalog_matches(
 ) -> list[CatalogRow]:
     """The catalog rows of `candidate` whose label regex matches `label`, in catalog order."""
     return [row for regex, row in catalog.get(candidate, []) if regex.search(label)]
-
-
-# --- URLs (to be replaced by measurements.links) ---------------------------------------------
-
-
-def _url(name: str, args: Iterable[Any], fallback: str) -> str:
-    """Reverse a route of another page family, or fall back to its documented path."""
-    try:
-        return reverse(name, args=list(args))
-    except NoReverseMatch:
-        return fallback
-
-
-def candidate_url(system_key: str, submission_key: str) -> str:
-    return _url(
-        "measurements:candidate",
-        (system_key, submission_key),
-        f"/performance/{system_key}/{submission_key}/",
-    )
-
-
-def evidence_url(evidence_id: int) -> str:
-    return _url("measurements:evidence", (evidence_id,), f"/evidence/{evidence_id}/")
-
-
-def summary_url(system_key: str) -> str:
-    return _url("measurements:summary", (system_key,), f"/performance/{system_key}/")
-
-
-def method_url(system_key: str) -> str:
-    return _url("measurements:method", (system_key,), f"/performance/{system_key}/method/")
-
-
-def survey_url() -> str:
-    return _url("measurements:survey", (), "/survey/")
-
-
-def size_audit_url() -> str:
-    return _url("measurements:size_audit", (), "/size-audit/")
-
-
-def api_candidate_url(system_key: str, submission_key: str) -> str:
-    """The REST query returning a candidate page's data (the API's own link helper)."""
-    from measurements.api.links import api_url_for_candidate_page
-
-    return api_url_for_candidate_page(system_key, submission_key)
-
-
-def _api(helper: str, fallback: str, *args: Any) -> str:
-    """The API query behind a page, from `measurements.api.links` where it offers `helper`."""
-    try:
-        from measurements.api import links  # provided by the API work, may be absent
-    except ImportError:
-        return fallback
-    function = getattr(links, helper, None)
-    if function is None:
-        return fallback
-    try:
-        return str(function(*args))
-    except NoReverseMatch:
-        return fallback
-
-
-def api_system_url(system_key: str) -> str:
-    """Machine-readable counterpart of a system's summary (every measurement on the system)."""
-    return _api(
-        "api_url_for_system_summary", f"/api/v1/measurements/?system={system_key}", system_key
-    )
-
-
-def api_index_url() -> str:
-    return _api("api_url_for_index", "/api/v1/systems/")
-
-
-def api_campaigns_url(system_key: str) -> str:
-    return _api(
-        "api_url_for_system_campaigns", f"/api/v1/systems/{system_key}/campaigns/", system_key
-    )
-
-
-def api_sizes_url(candidate: str = "") -> str:
-    fallback = "/api/v1/size-audit/" + (f"?submission={candidate}" if candidate else "")
-    return _api("api_url_for_sizes", fallback, candidate or None)
-
-
-def api_submissions_url() -> str:
-    return _api("api_url_for_submissions", "/api/v1/submissions/")

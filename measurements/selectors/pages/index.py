@@ -7,17 +7,10 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
+from measurements import links
 from measurements.domain import category_label
 from measurements.models import Build, Campaign, Measurement, Submission, System
-from measurements.selectors.pages.common import (
-    api_index_url,
-    api_submissions_url,
-    api_system_url,
-    candidate_url,
-    category_rank,
-    method_url,
-    summary_url,
-)
+from measurements.selectors.pages.common import category_rank
 
 
 @dataclass
@@ -63,8 +56,8 @@ def index_page() -> IndexPage:
         systems=_index_systems(systems, campaigns, built, measured),
         submissions_by_category=_submissions_by_category(systems, submissions, built | measured),
         submission_count=len(submissions),
-        api_url=api_index_url(),
-        api_submissions_url=api_submissions_url(),
+        api_url=links.api_url_for_index(),
+        api_submissions_url=links.api_url_for_submissions(),
     )
 
 
@@ -83,9 +76,9 @@ def _index_systems(
             campaigns=campaigns_by_system.get(s.id, []),
             candidates_measured=len({sub for sys_id, sub in measured if sys_id == s.id}),
             candidates_built=len({sub for sys_id, sub in built if sys_id == s.id}),
-            summary_url=summary_url(s.key),
-            method_url=method_url(s.key),
-            api_url=api_system_url(s.key),
+            summary_url=links.summary_url(s.key),
+            method_url=links.method_url(s.key),
+            api_url=links.api_url_for_system_summary(s.key),
         )
         for s in systems
     ]
@@ -97,11 +90,11 @@ def _submissions_by_category(
     """(category label, its submissions) in category order; a link where built or measured."""
     grouped: dict[str, list[IndexSubmission]] = defaultdict(list)
     for sub in submissions:
-        links = [
-            (s.key, candidate_url(s.key, sub.key) if (s.id, sub.id) in with_data else None)
+        system_links = [
+            (s.key, links.candidate_url(s.key, sub.key) if (s.id, sub.id) in with_data else None)
             for s in systems
         ]
         grouped[sub.category].append(
-            IndexSubmission(submission=sub, instances=sub.n_instances, links=links)
+            IndexSubmission(submission=sub, instances=sub.n_instances, links=system_links)
         )
     return [(category_label(cat), grouped[cat]) for cat in sorted(grouped, key=category_rank)]

@@ -10,15 +10,10 @@ from typing import Any
 
 from django.db.models import Count
 
+from measurements import links
 from measurements.domain import category_label
 from measurements.models import Build, Campaign, KatIssue, KATResult, KatStatus
-from measurements.selectors.pages.common import (
-    candidate_url,
-    catalog_matches,
-    category_rank,
-    evidence_url,
-    regex_catalog,
-)
+from measurements.selectors.pages.common import catalog_matches, category_rank, regex_catalog
 
 
 @dataclass
@@ -159,8 +154,8 @@ def _problems() -> list[KatProblem]:
                 action=action,
                 cause=cause,
                 cause_source=source,
-                kat_log_url=evidence_url(b.kat_log_id) if b.kat_log_id else None,
-                candidate_url=candidate_url(b.campaign.system.key, sub.key),
+                kat_log_url=links.evidence_url(b.kat_log_id) if b.kat_log_id else None,
+                candidate_url=links.candidate_url(b.campaign.system.key, sub.key),
             )
         )
     return problems

@@ -11,8 +11,9 @@ from typing import Any
 from django.db.models import Count
 
 from measurements import formatting as fmt
+from measurements import links
 from measurements.models import Campaign, HashProfile, Measurement, System
-from measurements.selectors.pages.common import api_campaigns_url, campaign_for_system, summary_url
+from measurements.selectors.pages.common import campaign_for_system
 
 MISSING = fmt.MISSING
 PLANNING_LABELS = {  # constant → (meaning, "s" for a duration in seconds)
@@ -145,9 +146,9 @@ def method_page(system: System, campaign_key: str | None = None) -> MethodPage:
         shard_cpus=sorted(((campaign.settings or {}).get("shard_cpus") or {}).items())
         if campaign
         else [],
-        summary_url=summary_url(system.key),
+        summary_url=links.summary_url(system.key),
         other_systems=list(System.objects.exclude(pk=system.pk).order_by("key")),
-        api_url=api_campaigns_url(system.key),
+        api_url=links.api_url_for_system_campaigns(system.key),
     )
 
 

@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from measurements import formatting as fmt
+from measurements import links
 from measurements.models import SizeAudit, System
-from measurements.selectors.pages.common import api_sizes_url
 
 MISSING = fmt.MISSING
 
@@ -104,5 +104,5 @@ def size_audit_page(system: str = "", candidate: str = "", state: str = "") -> S
         selected_system=system,
         selected_candidate=candidate,
         selected_state=state,
-        api_url=api_sizes_url(candidate),
+        api_url=links.api_url_for_sizes(candidate or None),
     )

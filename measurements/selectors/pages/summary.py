@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from measurements import formatting as fmt
+from measurements import links
 from measurements.domain import CATEGORIES, HASH_MESSAGE_BYTES
 from measurements.models import (
     Build,
@@ -25,13 +26,9 @@ from measurements.models import (
     System,
 )
 from measurements.selectors.pages.common import (
-    api_system_url,
     campaign_for_system,
-    candidate_url,
     catalog_matches,
-    evidence_url,
     length_label,
-    method_url,
     regex_catalog,
 )
 
@@ -174,8 +171,8 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
         clock=fmt.format_clock(environment) if environment else MISSING,
         processor=str(environment.get("cpu_model") or "") if environment else "",
         kat_counts=kat_counts,
-        api_url=api_system_url(system.key),
-        method_url=method_url(system.key),
+        api_url=links.api_url_for_system_summary(system.key),
+        method_url=links.method_url(system.key),
     )
 
 
@@ -314,10 +311,10 @@ def _summary_row(spec: SectionSpec, build: Build, data: _SummaryData) -> Summary
         label=instance.label,
         kat_status=status,
         kat_flag=f"⚠ KAT {status}" if flagged else "",
-        kat_log_url=evidence_url(build.kat_log_id) if build.kat_log_id else None,
+        kat_log_url=links.evidence_url(build.kat_log_id) if build.kat_log_id else None,
         cells=cells,
         notes="; ".join(row_notes) if row_notes else MISSING,
-        candidate_url=candidate_url(data.system_key, sub.key),
+        candidate_url=links.candidate_url(data.system_key, sub.key),
         raw_cycles=raw,
     )
 

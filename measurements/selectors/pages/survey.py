@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from django.db.models import Avg, Count
 
 from measurements import formatting as fmt
+from measurements import links
 from measurements.models import Category, HashProfile, Submission, System
-from measurements.selectors.pages.common import api_submissions_url, category_rank
+from measurements.selectors.pages.common import category_rank
 
 NOT_SURVEYED = "not surveyed"
 
@@ -64,5 +65,5 @@ def survey_page() -> SurveyPage:
         rows=rows,
         systems=measured_systems,
         surveyed=sum(n for v, n in counts.items() if v != NOT_SURVEYED),
-        api_url=api_submissions_url(),
+        api_url=links.api_url_for_submissions(),
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from measurements import links
 from measurements.domain import HASH_CATEGORIES
 from measurements.models import Campaign, Submission, System
 from measurements.selectors.pages.candidate.basics import (
@@ -29,13 +30,6 @@ from measurements.selectors.pages.candidate.performance import performance_table
 from measurements.selectors.pages.candidate.sizes import sizes_table
 from measurements.selectors.pages.candidate.symmetric import symmetric_table
 from measurements.selectors.pages.cells import ChartData, Table
-from measurements.selectors.pages.common import (
-    api_candidate_url,
-    method_url,
-    size_audit_url,
-    summary_url,
-    survey_url,
-)
 
 
 @dataclass
@@ -116,11 +110,11 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
 
 def _page_urls(system_key: str, submission: Submission) -> dict[str, str]:
     return {
-        "summary": summary_url(system_key),
-        "method": method_url(system_key),
-        "survey": survey_url(),
-        "size_audit": size_audit_url(),
-        "api": api_candidate_url(system_key, submission.key),
+        "summary": links.summary_url(system_key),
+        "method": links.method_url(system_key),
+        "survey": links.survey_url(),
+        "size_audit": links.size_audit_url(),
+        "api": links.api_url_for_candidate_page(system_key, submission.key),
         "niccs": submission.niccs_url,
         "security_report": submission.security_report_url,
         "spec": submission.spec_url,

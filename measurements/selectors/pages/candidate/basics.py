@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from measurements import formatting as fmt
+from measurements import links
 from measurements.domain import CATEGORIES
 from measurements.models import Campaign
 from measurements.selectors.pages.candidate.data import CandidateData
 from measurements.selectors.pages.cells import Cell, Table, text
-from measurements.selectors.pages.common import candidate_url
 
 CATEGORY_LINES: dict[str, str] = {key: spec.description for key, spec in CATEGORIES.items()}
 
@@ -41,7 +41,7 @@ def basic_information(data: CandidateData) -> BasicInformation:
         SystemLink(
             key=c.system.key,
             arch_label=c.system.arch_label,
-            url=candidate_url(c.system.key, submission.key),
+            url=links.candidate_url(c.system.key, submission.key),
             current=c.system.key == system.key,
         )
         for c in data.campaigns

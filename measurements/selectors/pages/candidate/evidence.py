@@ -4,10 +4,10 @@ profile files (by path), each linked to the stored file."""
 from __future__ import annotations
 
 from measurements import formatting as fmt
+from measurements import links
 from measurements.models import Build, HashProfile, Instance, Measurement
 from measurements.selectors.pages.candidate.data import CandidateData
 from measurements.selectors.pages.cells import Cell, Table, code, text
-from measurements.selectors.pages.common import evidence_url
 
 
 def evidence_table(data: CandidateData) -> Table:
@@ -38,7 +38,7 @@ def _kat_log_row(instance: Instance, build: Build) -> tuple[Cell, ...]:
                 ("text", ")"),
             )
         ),
-        code(path, href=evidence_url(log.pk) if log else ""),
+        code(path, href=links.evidence_url(log.pk) if log else ""),
     )
 
 
@@ -61,7 +61,7 @@ def _file_rows(
             (
                 code(instance.label),
                 text(f"{kind} {label}"),
-                code(item.evidence.relative_path, href=evidence_url(item.evidence.pk)),
+                code(item.evidence.relative_path, href=links.evidence_url(item.evidence.pk)),
             )
         )
     return rows
