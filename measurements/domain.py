@@ -215,7 +215,7 @@ SUBMISSION_PREFIX = "(?:" + "|".join(CATEGORIES) + ")"
 SUBMISSION_ID_PATTERN = rf"{SUBMISSION_PREFIX}-[A-Za-z0-9_]+|iccs"
 SUBMISSION_ID = re.compile(rf"^(?:{SUBMISSION_ID_PATTERN})$")
 #: The same, as a URL path segment (the URL router also accepts ``.`` and ``-`` inside).
-SUBMISSION_URL_PATTERN = rf"{SUBMISSION_PREFIX}-[\w.-]+"
+SUBMISSION_URL_PATTERN = rf"{SUBMISSION_PREFIX}-[\w.-]+|iccs"
 
 
 def category_of(submission_id: str) -> CategorySpec | None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from measurements import links
 from measurements.models import (
     Build,
     Campaign,
@@ -213,7 +213,7 @@ class MeasurementSerializer(_InstanceScopedSerializer):
 
     @extend_schema_field(serializers.CharField())
     def get_trials_url(self, obj: Measurement) -> str:
-        return f"{reverse('api:trial-list')}?measurement={obj.pk}"
+        return links.api_url_for_measurement_trials(obj.pk)
 
 
 # CSV columns of a measurement: the scalar figures (JSON objects are left to the JSON output,
@@ -350,4 +350,4 @@ class EvidenceFileSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.CharField())
     def get_download_url(self, obj: EvidenceFile) -> str:
-        return reverse("api:evidence-download", kwargs={"pk": obj.pk})
+        return links.api_url_for_evidence_download(obj.pk)

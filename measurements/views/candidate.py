@@ -6,8 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from measurements.charts import log_bar_chart
-from measurements.selectors.candidate_page import candidate_page
-from measurements.services.export_pages import candidate_markdown
+from measurements.rendering.markdown import candidate_markdown
+from measurements.selectors.pages.candidate import candidate_page
 
 
 def candidate(request: HttpRequest, system_key: str, submission_key: str) -> HttpResponse:

@@ -1,7 +1,7 @@
 """Performance index and the system-level pages (summary, method, size audit, survey, KAT).
 
-Views stay thin: they resolve the system (404 for an unknown key), call one selector from
-`measurements.selectors.system_pages` and render its result.
+Views stay thin: they resolve the system (404 for an unknown key), call one page builder from
+`measurements.selectors.pages` and render its result.
 """
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ from django.utils.safestring import mark_safe
 
 from measurements import charts_system
 from measurements.models import System
-from measurements.selectors import system_pages
+from measurements.selectors.pages.index import index_page
+from measurements.selectors.pages.kat_overview import kat_overview as kat_overview_page
+from measurements.selectors.pages.method import method_page
+from measurements.selectors.pages.size_audit import AUDIT_STATE_LABELS, size_audit_page
+from measurements.selectors.pages.summary import system_summary as system_summary_page
+from measurements.selectors.pages.survey import survey_page
 
 
 def _system_or_404(key: str) -> System:
@@ -20,11 +25,11 @@ def _system_or_404(key: str) -> System:
 
 
 def performance_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "measurements/index.html", {"page": system_pages.index_page()})
+    return render(request, "measurements/index.html", {"page": index_page()})
 
 
 def system_summary(request: HttpRequest, system: str) -> HttpResponse:
-    summary = system_pages.system_summary(_system_or_404(system), request.GET.get("campaign"))
+    summary = system_summary_page(_system_or_404(system), request.GET.get("campaign"))
     charts = {
         "cycles": mark_safe(charts_system.summary_cycles_chart(summary)),  # noqa: S308
         "kat": mark_safe(charts_system.kat_status_chart(summary.kat_counts)),  # noqa: S308
@@ -35,12 +40,12 @@ def system_summary(request: HttpRequest, system: str) -> HttpResponse:
 
 
 def system_method(request: HttpRequest, system: str) -> HttpResponse:
-    page = system_pages.method_page(_system_or_404(system), request.GET.get("campaign"))
+    page = method_page(_system_or_404(system), request.GET.get("campaign"))
     return render(request, "measurements/system/method.html", {"page": page})
 
 
 def size_audit(request: HttpRequest) -> HttpResponse:
-    page = system_pages.size_audit_page(
+    page = size_audit_page(
         system=request.GET.get("system", ""),
         candidate=request.GET.get("candidate", ""),
         state=request.GET.get("state", ""),
@@ -48,15 +53,13 @@ def size_audit(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "measurements/system/size_audit.html",
-        {"page": page, "state_labels": system_pages.AUDIT_STATE_LABELS},
+        {"page": page, "state_labels": AUDIT_STATE_LABELS},
     )
 
 
 def survey(request: HttpRequest) -> HttpResponse:
-    return render(request, "measurements/system/survey.html", {"page": system_pages.survey_page()})
+    return render(request, "measurements/system/survey.html", {"page": survey_page()})
 
 
 def kat_overview(request: HttpRequest) -> HttpResponse:
-    return render(
-        request, "measurements/system/kat_overview.html", {"page": system_pages.kat_overview()}
-    )
+    return render(request, "measurements/system/kat_overview.html", {"page": kat_overview_page()})

@@ -13,9 +13,9 @@ from django.core.management import call_command
 from measurements.domain import KEX, KatStatus
 from measurements.formatting import format_cycles, format_cycles_with_share
 from measurements.models import Campaign, HashProfile, KexBandwidth, Measurement
-from measurements.selectors.candidate_page import candidate_page
 from measurements.selectors.kex_transfer import CATALOG_SOURCE, KEX_MEASURED_NOTE, MEASURED_SOURCE
-from measurements.selectors.system_pages import system_summary
+from measurements.selectors.pages.candidate import candidate_page
+from measurements.selectors.pages.summary import system_summary
 from runner.harness.kat import InstanceCheck, check_instance, functional_check
 from runner.harness.manifest import load_manifest
 from runner.services import CampaignSettings, campaign_start, submission_add, system_register

@@ -80,7 +80,7 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
         assert record["sizes"]["digest_bytes"] == 64  # 512 bits from the manifest
     # The page shows the sample median with its CI and the stack high-water mark.
     from measurements.formatting import format_cycles_interval, format_size_bytes
-    from measurements.selectors.candidate_page import candidate_page
+    from measurements.selectors.pages.candidate import candidate_page
 
     page = candidate_page("steps_1", campaign.steps.first().instance.submission.key)
     assert page.performance.headers[-1] == "median per call (95 % CI)"

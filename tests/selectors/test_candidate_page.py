@@ -7,8 +7,8 @@ from django.http import Http404
 
 from measurements.charts import log_bar_chart
 from measurements.models import Campaign, KatIssue, KexBandwidth, Measurement
-from measurements.selectors.candidate_page import candidate_page
 from measurements.selectors.kex_transfer import MEASURED_SOURCE
+from measurements.selectors.pages.candidate import candidate_page
 from tests.candidate_builders import build_candidate
 from tests.factories import CampaignFactory, ExternalSizeFactory, SystemFactory
 

@@ -7,8 +7,9 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from measurements.selectors.candidate_page import candidate_page
-from measurements.services.export_pages import candidate_markdown, export_pages
+from measurements.rendering.markdown import candidate_markdown
+from measurements.selectors.pages.candidate import candidate_page
+from measurements.services.export_pages import export_pages
 from tests.candidate_builders import build_candidate
 from tests.page_tables import html_tables, markdown_table_lines, markdown_tables
 

@@ -12,17 +12,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import Http404
-from django.urls import reverse
 
 from measurements import formatting as fmt
-from measurements.api.links import (
+from measurements.domain import HASH_CATEGORIES
+from measurements.links import (
     api_url_for_measurement,
     api_url_for_measurement_trials,
+    campaign_url,
+    candidate_url,
+    evidence_url,
+    measurement_url,
     with_format,
 )
-from measurements.domain import HASH_CATEGORIES
 from measurements.models import Measurement, Trial
-from measurements.selectors.system_pages import candidate_url, evidence_url
 from measurements.stats import median_confidence_ranks, sample_stats
 
 
@@ -213,7 +215,7 @@ def measurement_page(measurement_id: int) -> MeasurementPage:
     counter = m.counter or {}
     if not counter and trials and trials[0].counter:
         counter = {"counter": trials[0].counter}
-    detail_url = reverse("measurements:measurement", kwargs={"measurement_id": m.pk})
+    detail_url = measurement_url(m.pk)
     return MeasurementPage(
         measurement=m,
         title=f"{submission.key} {m.instance.label} {operation} on {system_key}",
@@ -226,7 +228,7 @@ def measurement_page(measurement_id: int) -> MeasurementPage:
         samples_stored=any(t.samples for t in trials),
         evidence_url=evidence_url(m.evidence_id) if m.evidence_id else "",
         candidate_url=candidate_url(system_key, submission.key),
-        campaign_url=reverse("runner:campaign_detail", kwargs={"key": m.campaign.key}),
+        campaign_url=campaign_url(m.campaign.key),
         api_url=api_url_for_measurement(m.pk),
         api_trials_url=api_url_for_measurement_trials(m.pk),
         api_trials_csv_url=with_format(api_url_for_measurement_trials(m.pk), "csv"),

@@ -17,10 +17,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.http import Http404
-from django.urls import reverse
 
 from measurements import formatting as fmt
 from measurements.domain import CATEGORIES, CategorySpec, KatStatus
+from measurements.links import candidate_url, rankings_url
 from measurements.models import (
     Build,
     Campaign,
@@ -31,7 +31,7 @@ from measurements.models import (
     Measurement,
     System,
 )
-from measurements.selectors.system_pages import campaign_for_system, candidate_url
+from measurements.selectors.pages.common import campaign_for_system
 
 DEFAULT_TARGET = 128
 RULE = (
@@ -120,7 +120,7 @@ class RankingFilters:
         return urlencode({k: v for k, v in params.items() if v not in ("", None)})
 
     def url(self, **changes: Any) -> str:
-        path = reverse("measurements:rankings", kwargs={"category": self.category})
+        path = rankings_url(self.category)
         return f"{path}?{self.query(**changes)}"
 
 
