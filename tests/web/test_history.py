@@ -63,3 +63,10 @@ def test_history_api_exposes_the_series(client, two_campaigns):
 
 def test_history_api_404_for_unknown_candidate(client, empty_db):
     assert client.get(reverse("api:history", args=["box_h", "kem-00"])).status_code == 404
+
+
+def test_candidate_page_links_its_history(client, two_campaigns):
+    page = client.get(reverse("measurements:candidate", args=["box_h", two_campaigns]))
+    assert page.status_code == 200
+    history = reverse("measurements:candidate_history", args=["box_h", two_campaigns])
+    assert f'<a class="history-link" href="{history}">' in page.content.decode()
