@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
+
+from measurements.uncertainty import Interval, median_confidence_ranks, process_interval
 
 #: Relative tolerance within which a stated aggregate must agree with its trials.
 AGGREGATE_TOLERANCE = 1e-9
@@ -79,7 +81,7 @@ def throughput_mb_per_second(input_bytes: int, operations_per_second: float | No
     """MB (10^6 bytes) hashed per second; None for operations without an input length."""
     if not input_bytes or operations_per_second is None:
         return None
-    return input_bytes * operations_per_second / 1e6
+    return _finite_ratio(input_bytes * operations_per_second, 1e6)
 
 
 def relative_difference(a: float, b: float) -> float:
@@ -103,6 +105,16 @@ class SampleStats:
     def ci95_half_width_relative(self) -> float:
         return (self.ci95_high - self.ci95_low) / 2 / self.median if self.median else math.inf
 
+    @property
+    def next_campaign_half_width_relative(self) -> float:
+        """How far (relative) a new campaign's figure may land: √2 × the interval's half-width
+        (`measurements.uncertainty.Interval.next_campaign_bounds`)."""
+        return math.sqrt(2) * self.ci95_half_width_relative
+
+    def next_campaign_bounds(self) -> tuple[float, float]:
+        interval = Interval(self.median, self.ci95_low, self.ci95_high, 0, self.count, "")
+        return interval.next_campaign_bounds()
+
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
     """Linear-interpolation quantile (the 'inclusive' method of `statistics.quantiles`)."""
@@ -113,18 +125,6 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
     hi = min(lo + 1, len(sorted_values) - 1)
     frac = pos - lo
     return sorted_values[lo] * (1 - frac) + sorted_values[hi] * frac
-
-
-def median_confidence_ranks(n: int, z: float = 1.959963984540054) -> tuple[int, int]:
-    """0-based ranks (lo, hi) bounding the median with ~95 % confidence.
-
-    Normal approximation of the binomial(n, 1/2) order-statistic interval; exact enough from
-    n = 16 on, which is the driver's minimum number of samples per trial.
-    """
-    half = z * math.sqrt(n) / 2
-    lo = max(0, math.floor(n / 2 - half) - 1)
-    hi = min(n - 1, math.ceil(n / 2 + half))
-    return lo, hi
 
 
 def sample_stats(values: Iterable[float]) -> SampleStats:
@@ -147,6 +147,32 @@ def per_call_samples(trials: Iterable[SampledTrialLike]) -> list[float]:
     return [float(s) / (t.batch_calls or 1) for t in trials for s in t.samples or ()]
 
 
+def per_process_samples(trials: Iterable[SampledTrialLike]) -> list[list[float]]:
+    """Per-call samples grouped by the process that produced them (``process_index``)."""
+    groups: dict[int, list[float]] = {}
+    for t in trials:
+        calls = t.batch_calls or 1
+        groups.setdefault(getattr(t, "process_index", 0), []).extend(
+            float(s) / calls for s in t.samples or ()
+        )
+    return [g for _, g in sorted(groups.items()) if g]
+
+
+def process_level_stats(trials: Sequence[SampledTrialLike]) -> SampleStats | None:
+    """Quartiles of every per-call sample, and the figure with its process-level 95 % interval.
+
+    The figure (``median``) is the mean over processes of each process's median per-call value,
+    and its interval is `measurements.uncertainty.process_interval`: the spread between fresh
+    processes, not just between batches of one process. None without samples (harness data).
+    """
+    samples = per_call_samples(trials)
+    if not samples:
+        return None
+    pooled = sample_stats(samples)
+    interval = process_interval(per_process_samples(trials))
+    return replace(pooled, median=interval.estimate, ci95_low=interval.low, ci95_high=interval.high)
+
+
 def timing_aggregates(
     trials: Sequence[SampledTrialLike],
 ) -> tuple[Aggregates | None, SampleStats | None]:
@@ -157,8 +183,7 @@ def timing_aggregates(
     """
     if not trials:
         return None, None
-    samples = per_call_samples(trials)
-    return aggregates_from_trials(trials), sample_stats(samples) if samples else None
+    return aggregates_from_trials(trials), process_level_stats(trials)
 
 
 # --- Hash profiles ----------------------------------------------------------------------------

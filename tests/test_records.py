@@ -55,7 +55,12 @@ def test_aggregates_are_computed_when_the_record_is_built():
     assert agg.max_trial_seconds == pytest.approx(4_400_000 / 2.5e9 / 40, rel=1e-12)
     # Per-call samples: 16 × 100 000, 8 × 105 000, 8 × 115 000 (batches of 2 calls).
     assert record.sample_stats.count == 32
-    assert record.sample_stats.median == 102_500
+    # The figure is process-level: the mean of each process's median (100 000 and 110 000), with
+    # Student's t(1) over those two medians: 12.706 · stdev / √2 = 12.706 · 5 000.
+    assert record.sample_stats.median == 105_000
+    assert record.sample_stats.ci95_low == pytest.approx(105_000 - 12.706 * 5_000)
+    assert record.sample_stats.ci95_high == pytest.approx(105_000 + 12.706 * 5_000)
+    # Quartiles describe every sample pooled.
     assert (record.sample_stats.q1, record.sample_stats.q3) == (100_000, 107_500)
     assert record.throughput_mb_per_second is None  # a KEM hashes no input
     assert record.peak_rss_bytes == 1_200_003 and record.sizes == SIZES
@@ -226,7 +231,7 @@ def test_harness_json_stating_a_wrong_sample_median_is_refused():
     with pytest.raises(HarnessDataError) as info:
         parse_timing_record("records/kem-90/MINI-1__enc.json", evidence)
     assert info.value.field == "sample_stats.median"
-    assert "99000.0" in info.value.message and "102500.0" in info.value.message
+    assert "99000.0" in info.value.message and "105000.0" in info.value.message
 
 
 def test_harness_json_stating_aggregates_without_trials_is_refused():

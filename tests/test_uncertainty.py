@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 
@@ -12,8 +13,8 @@ from measurements.uncertainty import (
     VarianceComponents,
     batches_per_process,
     differ_beyond_uncertainty,
-    hierarchical_interval,
     pooled_interval,
+    process_interval,
     t_quantile_975,
     variance_components,
 )
@@ -28,7 +29,7 @@ def campaign(rng: random.Random, *, processes: int, batches: int, between: float
     return groups
 
 
-def coverage(interval_of, *, campaigns: int = 60, seed: int = 7) -> float:
+def coverage(interval_of, *, campaigns: int = 200, seed: int = 7) -> float:
     """How often campaign i's next-campaign bounds hold campaign i+1's estimate."""
     rng = random.Random(seed)
     runs = [
@@ -40,41 +41,42 @@ def coverage(interval_of, *, campaigns: int = 60, seed: int = 7) -> float:
 
 
 def test_process_level_interval_covers_the_next_campaign_where_pooled_batches_do_not():
-    hierarchical = coverage(lambda g: hierarchical_interval(g, resamples=300))
+    process_level = coverage(process_interval)
     pooled = coverage(lambda g: pooled_interval([v for p in g for v in p]))
-    assert hierarchical >= 0.9
+    assert process_level >= 0.9
     assert pooled < 0.5
 
 
-def test_interval_is_reproducible_and_centred_on_the_pooled_median():
+def test_figure_is_the_mean_of_process_medians():
     groups = [[10.0, 11.0, 12.0], [20.0, 21.0, 22.0], [30.0, 31.0]]
-    a = hierarchical_interval(groups, resamples=200)
-    b = hierarchical_interval(groups, resamples=200)
-    assert a == b
-    assert a.estimate == 20.5  # median of the 8 pooled samples
+    a = process_interval(groups)
+    assert a.estimate == pytest.approx((11.0 + 21.0 + 30.5) / 3)
     assert a.processes == 3 and a.batches == 8
-    assert a.low < 20.5 < a.high
+    # t(2) · stdev(11, 21, 30.5) / √3
+    half = 4.303 * statistics.stdev([11.0, 21.0, 30.5]) / math.sqrt(3)
+    assert (a.low, a.high) == pytest.approx((a.estimate - half, a.estimate + half))
 
 
 def test_student_t_floor_keeps_two_processes_honest():
     # Two processes that disagree: the t interval on 2 medians (12.706 · s/√2) dominates.
     groups = [[100.0] * 20, [110.0] * 20]
-    interval = hierarchical_interval(groups, resamples=200)
+    interval = process_interval(groups)
     half = 12.706 * math.sqrt(50.0) / math.sqrt(2)
+    assert interval.estimate == 105.0
     assert interval.low == pytest.approx(105.0 - half)
     assert interval.high == pytest.approx(105.0 + half)
 
 
 def test_one_process_says_so():
-    interval = hierarchical_interval([[1.0, 2.0, 3.0, 4.0, 5.0]], resamples=200)
+    interval = process_interval([[1.0, 2.0, 3.0, 4.0, 5.0]])
     assert interval.processes == 1
-    assert interval.method == "batches only (one process)"
+    assert interval.method == "batches of one process only"
     assert 1.0 <= interval.low <= 3.0 <= interval.high <= 5.0
 
 
 def test_no_samples_is_an_error():
     with pytest.raises(ValueError, match="no samples"):
-        hierarchical_interval([[], []])
+        process_interval([[], []])
 
 
 def test_variance_components_of_balanced_groups_are_the_anova_estimates():

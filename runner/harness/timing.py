@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from measurements.records import TimingRecord
-from measurements.stats import sample_stats
+from measurements.uncertainty import batches_per_process, process_interval, variance_components
 from runner.harness.driver_output import (
     DriverOutputError,
     DriverRun,
@@ -217,12 +218,20 @@ def plan_adaptive_trial(*, call_s: float, params: AdaptiveParams = AdaptiveParam
     )
 
 
-def ci_half_width_relative(trials: list[dict[str, Any]]) -> float:
-    """Relative half-width of the 95 % CI of the median per-call value (inf without samples)."""
-    samples = per_call_samples(trials)
-    if len(samples) < 2:
+def precision_reached(groups: Sequence[Sequence[float]]) -> float:
+    """How far (relative) the next campaign's figure may land, from per-call samples grouped by
+    process: the next-campaign half-width of `measurements.uncertainty.process_interval` (inf
+    with fewer than two samples). The adaptive planner stops on it; the record stores the same
+    interval."""
+    groups = [g for g in groups if g]
+    if sum(len(g) for g in groups) < 2:
         return math.inf
-    return sample_stats(samples).ci95_half_width_relative
+    return process_interval(groups).next_campaign_half_width_relative
+
+
+def run_samples(runs: Sequence[DriverRun]) -> list[list[float]]:
+    """Per-call samples of each run (one run is one process)."""
+    return [per_call_samples(r.trials) for r in runs]
 
 
 def is_disturbed(
@@ -377,8 +386,9 @@ class MeasuredOperation:
     error: str | None = None
 
     @property
-    def ci95_half_width_relative(self) -> float:
-        return ci_half_width_relative([t for r in self.runs for t in r.trials])
+    def precision_reached(self) -> float:
+        """The next campaign's half-width, relative (see `precision_reached`)."""
+        return precision_reached(run_samples(self.runs))
 
     def to_record(self, *, candidate: str, label: str, **extra: Any) -> TimingRecord:
         """The timing record of this operation, built from the driver output."""
@@ -563,6 +573,28 @@ def _run_guide(
     return plan.as_dict() | {"calibration_call_s": call_s}, calibration
 
 
+def _calls_per_process(
+    ctx: _Context, plan: TrialPlan, call_s: float, params: AdaptiveParams
+) -> int:
+    """Calls per process for the rest of an adaptive measurement, from the variance measured so
+    far: more batches per process where batches vary more than processes, more processes (and
+    shorter ones) where processes differ (`measurements.uncertainty.batches_per_process`)."""
+    components = variance_components(run_samples(ctx.runs))
+    batch_cost = plan.batch_calls * call_s
+    walls = [p["wall_s"] for p in ctx.processes if p.get("wall_s")]
+    timed = (plan.iterations_per_trial + plan.warmups) * call_s
+    process_cost = max(1e-3, statistics.median(walls) - timed) if walls else 1e-3
+    batches = batches_per_process(
+        components,
+        process_cost_s=process_cost,
+        batch_cost_s=batch_cost,
+        minimum=params.samples_per_trial,
+        maximum=max(params.samples_per_trial, params.max_calls_per_trial // plan.batch_calls),
+    )
+    calls = batches * plan.batch_calls
+    return max(params.min_calls_per_trial, min(params.max_calls_per_trial, calls))
+
+
 def _run_adaptive(
     ctx: _Context, params: AdaptiveParams, t0: float
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -573,7 +605,7 @@ def _run_adaptive(
     call_s = _call_seconds(cal, skip_first=True)
     plan = plan_adaptive_trial(call_s=call_s, params=params)
     per_trial_s = (plan.iterations_per_trial + plan.warmups) * call_s
-    trials: list[dict[str, Any]] = []
+    iterations = plan.iterations_per_trial
     half = math.inf
     stop = "max_trials"
     for i in range(params.max_trials):
@@ -581,23 +613,26 @@ def _run_adaptive(
         if i >= 1 and elapsed + per_trial_s > params.budget_s:
             stop = "budget"
             break
-        run = ctx.trial(
-            iterations=plan.iterations_per_trial,
+        ctx.trial(
+            iterations=iterations,
             warmups=plan.warmups,
             batch=plan.batch_calls,
             timeout_s=plan.timeout_per_process_s,
         )
-        trials.extend(run.trials)
-        half = ci_half_width_relative(trials)
+        half = precision_reached(run_samples(ctx.runs))
         if i + 1 >= params.min_trials and half <= params.precision:
             stop = "precision"
             break
+        if i + 1 == params.min_trials:
+            iterations = _calls_per_process(ctx, plan, call_s, params)
+            per_trial_s = (iterations + plan.warmups) * call_s
     plan_dict = plan.as_dict() | {
         "trials": len(ctx.runs),
         "calibration_call_s": call_s,
         "precision": params.precision,
         "budget_s": params.budget_s,
-        "ci95_half_width_relative": half if math.isfinite(half) else None,
+        "precision_reached": half if math.isfinite(half) else None,
+        "iterations_after_first_trials": iterations,
         "stopped_by": stop,
     }
     return plan_dict, {"call_s": call_s, "counter": cal.counter}

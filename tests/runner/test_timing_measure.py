@@ -77,7 +77,7 @@ def test_adaptive_plan_stops_on_precision(toy):
     assert m.plan["stopped_by"] in ("precision", "budget")
     assert len(m.runs) >= TINY_ADAPTIVE.min_trials
     if m.plan["stopped_by"] == "precision":
-        assert m.ci95_half_width_relative <= 0.01
+        assert m.precision_reached <= 0.01
     assert _record(m)["plan"]["planner"] == "adaptive"
 
 

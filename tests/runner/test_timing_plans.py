@@ -6,13 +6,14 @@ import math
 
 import pytest
 
+from runner.harness.driver_output import per_call_samples
 from runner.harness.timing import (
     AdaptiveParams,
     GuideParams,
-    ci_half_width_relative,
     is_disturbed,
     plan_adaptive_trial,
     plan_guide,
+    precision_reached,
     warmups_for,
 )
 
@@ -69,12 +70,18 @@ def _trial(samples, batch=1, counter="tsc", seconds=1.0, cycles=None):
     }
 
 
-def test_ci_half_width_uses_per_call_samples():
-    tight = _trial([1000 + (i % 3) for i in range(64)], batch=10)
-    assert ci_half_width_relative([tight]) < 0.002
-    wide = _trial([1000 * (1 + i % 2) for i in range(16)])
-    assert ci_half_width_relative([wide]) > 0.2
-    assert ci_half_width_relative([_trial([5])]) == math.inf
+def test_precision_reached_uses_per_call_samples_grouped_by_process():
+    tight = per_call_samples([_trial([1000 + (i % 3) for i in range(64)], batch=10)])
+    # one process: its batches' interval, √2 wider for the next campaign (≈ 0.1 % · √2)
+    assert precision_reached([tight]) < 0.002 * math.sqrt(2)
+    wide = per_call_samples([_trial([1000 * (1 + i % 2) for i in range(16)])])
+    assert precision_reached([wide]) > 0.2
+    assert precision_reached([[5.0]]) == math.inf
+    # two processes that agree within a process but differ by 10 %: t(1) over their medians
+    # (12.706 · 50 / √2 around 1050) dominates, √2 wider for the next campaign.
+    a, b = [1000.0] * 32, [1100.0] * 32
+    expected = math.sqrt(2) * 12.706 * (100 / math.sqrt(2)) / math.sqrt(2) / 1050
+    assert precision_reached([a, b]) == pytest.approx(expected)
 
 
 def test_disturbed_only_with_a_core_cycle_counter_and_a_nominal_clock():
