@@ -15,7 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from measurements.uncertainty import Interval, median_confidence_ranks, process_interval
+from measurements.uncertainty import (
+    median_confidence_ranks,
+    next_campaign_bounds,
+    process_interval,
+)
 
 #: Relative tolerance within which a stated aggregate must agree with its trials.
 AGGREGATE_TOLERANCE = 1e-9
@@ -112,8 +116,7 @@ class SampleStats:
         return math.sqrt(2) * self.ci95_half_width_relative
 
     def next_campaign_bounds(self) -> tuple[float, float]:
-        interval = Interval(self.median, self.ci95_low, self.ci95_high, 0, self.count, "")
-        return interval.next_campaign_bounds()
+        return next_campaign_bounds(self.median, self.ci95_low, self.ci95_high)
 
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:

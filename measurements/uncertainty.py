@@ -68,6 +68,16 @@ _T975 = (
 )
 _Z975 = 1.959963984540054
 
+
+def next_campaign_bounds(estimate: float, low: float, high: float) -> tuple[float, float]:
+    """A 95 % interval (low, high) of `estimate` widened by √2 around it: where a new campaign
+    of the same size is expected to land (both campaigns' estimates carry the same error)."""
+    return (
+        estimate - math.sqrt(2) * (estimate - low),
+        estimate + math.sqrt(2) * (high - estimate),
+    )
+
+
 PROCESS_METHOD = (
     "mean of per-process medians, Student-t over processes (at least the pooled batches' interval)"
 )
@@ -111,10 +121,7 @@ class Interval:
         spread of one: the confidence interval widened by √2 around the estimate. This is the
         interval the pages show as "next campaign within".
         """
-        return (
-            self.estimate - math.sqrt(2) * (self.estimate - self.low),
-            self.estimate + math.sqrt(2) * (self.high - self.estimate),
-        )
+        return next_campaign_bounds(self.estimate, self.low, self.high)
 
     @property
     def next_campaign_half_width_relative(self) -> float:

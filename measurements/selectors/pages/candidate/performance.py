@@ -14,6 +14,7 @@ from measurements.models import Instance, Measurement
 from measurements.selectors.pages.candidate.data import CandidateData, RowKey
 from measurements.selectors.pages.cells import Cell, Table, code, figure, text
 from measurements.selectors.pages.common import operation_label
+from measurements.uncertainty import next_campaign_bounds
 
 HASH_PERFORMANCE_HEADERS = (
     "instance",
@@ -33,7 +34,8 @@ PERFORMANCE_HEADERS = (
     "median trial",
     "n (trials × iters)",
 )
-SAMPLE_HEADER = "median per call (95 % CI)"
+#: Our own measurements: the process-level figure and where the next campaign may land (95 %).
+SAMPLE_HEADER = "median per call (next campaign, 95 %)"
 STACK_HEADER = "stack high-water"
 
 
@@ -96,12 +98,16 @@ def _n_cell(m: Measurement | None) -> Cell:
 
 
 def _sample_median(m: Measurement | None) -> str:
-    """Median cycles per call over the per-batch samples, with its 95 % confidence interval."""
+    """The process-level median per call with the interval a new campaign is expected to land
+    in (`measurements.uncertainty.next_campaign_bounds` of the stored 95 % interval)."""
     if m is None or m.sample_median_cycles is None:
         return fmt.MISSING
-    return fmt.format_cycles_interval(
+    if m.sample_ci95_low_cycles is None or m.sample_ci95_high_cycles is None:
+        return fmt.format_cycles(m.sample_median_cycles)
+    low, high = next_campaign_bounds(
         m.sample_median_cycles, m.sample_ci95_low_cycles, m.sample_ci95_high_cycles
     )
+    return fmt.format_cycles_interval(m.sample_median_cycles, max(low, 0.0), high)
 
 
 def resources_table(data: CandidateData) -> Table:
