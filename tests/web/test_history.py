@@ -70,3 +70,9 @@ def test_candidate_page_links_its_history(client, two_campaigns):
     assert page.status_code == 200
     history = reverse("measurements:candidate_history", args=["box_h", two_campaigns])
     assert f'<a class="history-link" href="{history}">' in page.content.decode()
+
+
+def test_method_page_states_the_uncertainty_method(client, arm1):
+    body = client.get(reverse("measurements:method", args=["arm_1"])).content.decode()
+    assert 'id="uncertainty"' in body
+    assert "widened by √2" in body and "Student's <var>t</var>" in body
