@@ -46,6 +46,13 @@ def candidate_markdown(page: CandidatePage) -> str:
             f"[{s.key}](perf_{s.key}.md)" if not s.current else f"**{s.key}**" for s in page.systems
         ]
         out += ["Systems: " + " · ".join(others), ""]
+    if page.campaign.unfixed_host:  # the same warning as the web page, never dropped
+        out += [
+            f"**⚠ Measured on an unfixed host** (campaign `{page.campaign.key}`): "
+            + "; ".join(page.campaign.host_problems)
+            + ". Cycle counts from this host are not comparable with those of a fixed box.",
+            "",
+        ]
     out += [
         f"Independent measurement following the structure of the NICCS {guide} self-assessment "
         "guide, §3.5 (1)–(7). Not a submitter self-assessment.",

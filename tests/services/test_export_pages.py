@@ -73,3 +73,18 @@ def test_kat_notes_are_exported_under_the_table(empty_db, tmp_path):
     text = candidate_markdown(candidate_page("box_test", "kem-90"))
     assert "| `KEM-90-1` | guide | PASS [1] |" in text
     assert "[1] Not timed. why" in text
+
+
+def test_unfixed_host_warning_is_exported_as_on_the_web_page(empty_db, client):
+    _, campaign = build_candidate(instances=1)
+    campaign.unfixed_host = True
+    campaign.host_problems = ["turbo is on", "SMT is 'on'"]
+    campaign.save()
+    text = candidate_markdown(candidate_page("box_test", "kem-90"))
+    warning = (
+        "**⚠ Measured on an unfixed host** (campaign `box_test-campaign`): turbo is on; "
+        "SMT is 'on'. Cycle counts from this host are not comparable with those of a fixed box."
+    )
+    assert warning in text.splitlines()
+    html = client.get("/performance/box_test/kem-90/").content.decode()
+    assert "turbo is on; SMT is &#x27;on&#x27;. Cycle counts from this host are not" in html
