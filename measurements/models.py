@@ -210,8 +210,13 @@ class KATResult(models.Model):
     kind = models.CharField(max_length=16, default="official")  # official | functional
     status = models.CharField(max_length=16, choices=KatStatus.choices)
     first_difference = models.TextField(blank=True)
-    output_sha256 = models.CharField(max_length=64, blank=True)
-    reference_sha256 = models.CharField(max_length=64, blank=True)
+    # The output file's bytes as the driver wrote them (what the evidence download gives).
+    output_raw_sha256 = models.CharField(max_length=64, blank=True)
+    # How the status was decided: both texts reduced to canonical form ("strict", "nolen" or
+    # "nolen:N", docs/harness.md) and their SHA-256 compared; on PASS the two digests are equal.
+    comparison = models.CharField(max_length=16, blank=True)
+    output_canonical_sha256 = models.CharField(max_length=64, blank=True)
+    reference_canonical_sha256 = models.CharField(max_length=64, blank=True)
     manifest_line = models.CharField(max_length=400, blank=True)
     log = models.TextField(blank=True)
     evidence = models.ForeignKey(

@@ -152,8 +152,10 @@ class KATResultSerializer(serializers.ModelSerializer):
             "kind",
             "status",
             "first_difference",
-            "output_sha256",
-            "reference_sha256",
+            "output_raw_sha256",
+            "comparison",
+            "output_canonical_sha256",
+            "reference_canonical_sha256",
             "manifest_line",
             "evidence",
         ]

@@ -75,6 +75,19 @@ def test_reference_file_digest_matches_the_output_manifest_line(example_checks):
     assert kat.reference == "kem-ex/test_vectors/KAT_KEM_rlwe-lpr-256-toy.txt"
 
 
+@pytest.mark.parametrize(
+    ("label", "comparison"),
+    [("rlwe-lpr-256-toy", "strict"), ("rlwe-lpr-512-toy", "strict"), ("wots-sm3-w4", "nolen:5")],
+)
+def test_pass_shows_the_canonical_digests_that_were_compared(example_checks, label, comparison):
+    kat = example_checks[label].final
+    assert kat.status is KatStatus.PASS and kat.comparison == comparison
+    assert kat.output_canonical_sha256 == kat.reference_canonical_sha256
+    assert len(kat.output_canonical_sha256) == 64
+    output = kat.log_path.parent / "run" / "output" / kat.output_file
+    assert kat.output_raw_sha256 == hashlib.sha256(output.read_bytes()).hexdigest()
+
+
 def test_digest_references_pass(example_checks):
     assert example_checks["rlwe-lpr-512-toy"].final.reference.endswith(
         "strict rlwe-lpr-512-toy/KAT_KEM_rlwe-lpr-512-toy.txt"
@@ -131,6 +144,9 @@ def test_wrong_digest_is_mismatch_and_falls_back_to_harness_default(tmp_path):
     assert [k.status for k in check.kats] == [KatStatus.MISMATCH, KatStatus.MISMATCH]
     assert [b.flags_label for b in check.builds] == ["guide", "harness-default"]
     assert check.final.guide_result == "MISMATCH" and "strict digest" in check.final.detail
+    final = check.final
+    assert final.comparison == "strict" and final.reference_canonical_sha256.startswith("95b9")
+    assert final.output_canonical_sha256.startswith("95b8")
 
 
 def test_streamed_file_comparison_matches_the_text_rules(tmp_path):
