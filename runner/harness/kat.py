@@ -424,10 +424,10 @@ def _write_log(
     head.update({k: str(v) for k, v in (fc.sizes if fc else {}).items()})
     lines = [f"{k:<11} = {v}" for k, v in head.items()]
     if fc and fc.timings_ms:
+        # One call each, cold (first in a fresh process, no warm-up): not a timing figure.
         lines.append(
-            "timing  "
+            "one cold call (functional check, not a measurement): "
             + "  ".join(f"{k} {v:.3f} ms" for k, v in fc.timings_ms.items())
-            + " (functional check, last call)"
         )
     lines += notes
     if result.run:

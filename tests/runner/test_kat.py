@@ -99,8 +99,13 @@ def test_kem_sizes_and_timings_are_logged(example_checks):
     kat = example_checks["rlwe-lpr-256-toy"].final
     assert kat.functional.sizes == {"pk_len": 416, "sk_len": 864, "ct_len": 768, "ss_len": 32}
     log = kat.log_path.read_text()
-    assert "pk_len      = 416" in log and "timing  keygen" in log
-    assert max(kat.functional.timings_ms.values()) < 50  # well under a millisecond, normally
+    assert "pk_len      = 416" in log
+    # The functional check's single calls are labelled as such, never as a timing figure.
+    cold = [line for line in log.splitlines() if "keygen" in line and " ms" in line]
+    assert len(cold) == 1
+    assert cold[0].startswith("one cold call (functional check, not a measurement): keygen ")
+    assert set(kat.functional.timings_ms) == {"keygen", "enc", "dec"}
+    assert not any(line.startswith("timing") for line in log.splitlines())
 
 
 @pytest.mark.parametrize("bits", [256, 512])
