@@ -546,6 +546,8 @@ def _run_adaptive(
     stop = "max_trials"
     for i in range(params.max_trials):
         elapsed = time.monotonic() - t0
+        # Stop before a trial that would end past the budget (the first trial always runs);
+        # the check's inputs are kept in the plan, so the decision can be verified afterwards.
         if i >= 1 and elapsed + per_trial_s > params.budget_s:
             stop = "budget"
             break
@@ -567,5 +569,7 @@ def _run_adaptive(
         "budget_s": params.budget_s,
         "ci95_half_width_relative": half if math.isfinite(half) else None,
         "stopped_by": stop,
+        "trial_estimate_s": per_trial_s,
+        "elapsed_at_stop_s": time.monotonic() - t0,
     }
     return plan_dict, {"call_s": call_s, "counter": cal.counter}
