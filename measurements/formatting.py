@@ -252,6 +252,26 @@ def format_clock(environment: Mapping[str, object] | None) -> str:
     return ", ".join(parts) if parts else MISSING
 
 
+def _percent_2sig(fraction: float) -> str:
+    percent = float(fraction) * 100
+    return f"{percent:.0f}" if round(percent) >= 10 else f"{percent:.2g}"
+
+
+def format_precision(reached: float | None, target: float | None, missed_reason: str = "") -> str:
+    """`±0.82 %, target 1 % met` or `±14 %, target 1 % not reached: budget` (CI half-width
+    relative to the median, two significant digits; without a target just `±0.82 %`)."""
+    if _is_missing(reached):
+        if _is_missing(target):
+            return MISSING
+        return f"target {_percent_2sig(target)} % not reached: {missed_reason or 'no samples'}"
+    text = f"±{_percent_2sig(reached)} %"
+    if _is_missing(target):
+        return text
+    if missed_reason:
+        return f"{text}, target {_percent_2sig(target)} % not reached: {missed_reason}"
+    return f"{text}, target {_percent_2sig(target)} % met"
+
+
 def format_cycles_interval(median: float | None, low: float | None, high: float | None) -> str:
     """`123.7 k (123.1 k–124.2 k)`: a median with its confidence interval."""
     if _is_missing(median):

@@ -263,6 +263,11 @@ class Measurement(models.Model):
     sample_q3_cycles = models.FloatField(null=True, blank=True)
     sample_ci95_low_cycles = models.FloatField(null=True, blank=True)
     sample_ci95_high_cycles = models.FloatField(null=True, blank=True)
+    # Precision (measurements.precision): the CI half-width relative to the median, the campaign's
+    # target, and why the target was missed ("" when met or without a target).
+    precision_reached = models.FloatField(null=True, blank=True)
+    precision_target = models.FloatField(null=True, blank=True)
+    target_missed_reason = models.CharField(max_length=40, blank=True)
     # Memory and sizes.
     baseline_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     peak_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
@@ -285,6 +290,13 @@ class Measurement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.instance} {self.operation}"
+
+    @property
+    def target_met(self) -> bool | None:
+        """Whether the precision target was reached (None: no target or no precision)."""
+        if self.precision_target is None or self.status != "complete":
+            return None
+        return not self.target_missed_reason
 
 
 class Trial(models.Model):

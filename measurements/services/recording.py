@@ -24,6 +24,7 @@ from measurements.models import (
     Submission,
     Trial,
 )
+from measurements.precision import precision_outcome
 from measurements.stats import aggregates_from_trials, sample_stats
 
 
@@ -181,6 +182,14 @@ def measurement_recompute_aggregates(*, measurement: Measurement) -> Measurement
             measurement.sample_q3_cycles = stats.q3
             measurement.sample_ci95_low_cycles = stats.ci95_low
             measurement.sample_ci95_high_cycles = stats.ci95_high
+            outcome = precision_outcome(
+                reached=stats.ci95_half_width_relative,
+                plan=measurement.plan or {},
+                campaign_target=(measurement.campaign.planning or {}).get("target_precision"),
+            )
+            measurement.precision_reached = outcome.reached
+            measurement.precision_target = outcome.target
+            measurement.target_missed_reason = outcome.missed_reason
     measurement.save()
     return measurement
 
