@@ -167,6 +167,23 @@ def format_frequency(hz: float | None) -> str:
     return f"{v:.3g} Hz"
 
 
+def format_counter(counter: Mapping[str, object] | None) -> str:
+    """`counter tsc, 2.59 GHz measured, read overhead 38 ticks`: what timed the trials."""
+    if not counter or not counter.get("name"):
+        return f"counter {MISSING}"
+    text = f"counter {counter['name']}"
+    hz = counter.get("hz")
+    if not _is_missing(hz):
+        # TSC and perf rates are measured by the driver; the others are given, not measured.
+        how = {"cntvct_el0": "architectural", "monotonic_raw": "nanoseconds"}
+        rate = format_frequency(float(hz))  # type: ignore[arg-type]
+        text += f", {rate} {how.get(str(counter['name']), 'measured')}"
+    overhead = counter.get("overhead_cycles")
+    if not _is_missing(overhead):
+        text += f", read overhead {float(overhead):.3g} ticks"  # type: ignore[arg-type]
+    return text
+
+
 def format_mib(kib: int | None) -> str:
     if _is_missing(kib):
         return MISSING

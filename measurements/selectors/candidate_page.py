@@ -137,7 +137,9 @@ class CandidatePage:
     environment: Table
     kat: Table
     kat_notes: tuple[tuple[int, str, str], ...]  # (number, action, cause)
-    kat_manifest: str
+    kat_manifest: str  # imported campaigns: the harness manifest the published page cites
+    kat_logs: tuple[tuple[str, str], ...]  # our campaigns: (path, url) of each stored KAT log
+    sizes_from_catalog: bool  # §6: does the curated catalog have a row for any instance?
     performance: Table
     resources: Table
     sizes: Table
@@ -256,6 +258,10 @@ def _kat_notes(
     return by_label, notes
 
 
+#: the build tool row of our own campaigns (runner.harness.build compiles each listed source)
+MEASURED_BUILD_TOOL = "none (NGCC Perf compiles the listed sources directly)"
+
+
 def _environment_table(campaign: Campaign) -> Table:
     env = campaign.environment or {}
 
@@ -274,14 +280,19 @@ def _environment_table(campaign: Campaign) -> Table:
     if env.get("machine") or campaign.system.machine:
         rows.append((text("machine"), text(str(env.get("machine") or campaign.system.machine))))
     memory = env.get("memory_total_kib")
+    clock = fmt.format_clock(env)
+    build_tool = value("cmake", "build_tool")
+    if campaign.source == "measured":
+        # Our campaigns: the counter the driver chose and its measured rate belong with the
+        # clock, and no build tool is used (the harness compiles the listed sources itself).
+        counter = fmt.format_counter(campaign.counter or env.get("counter"))
+        clock = counter if clock == fmt.MISSING else f"{clock}; {counter}"
+        build_tool = MEASURED_BUILD_TOOL
     rows += [
-        (text("clock"), text(fmt.format_clock(env))),
+        (text("clock"), text(clock)),
         (text("memory"), text(fmt.format_mib(int(memory) if memory is not None else None))),
         (text("OS / kernel"), text(f"{value('os')} / {value('kernel')}")),
-        (
-            text("compiler / build tool"),
-            text(f"{value('compiler')} / {value('cmake', 'build_tool')}"),
-        ),
+        (text("compiler / build tool"), text(f"{value('compiler')} / {build_tool}")),
         (
             text("campaign start / end (UTC)"),
             text(f"{fmt.format_utc(campaign.started_utc)} / {fmt.format_utc(campaign.ended_utc)}"),
@@ -608,6 +619,8 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
         kat=Table("kat", ("instance", "build flags", "KAT"), tuple(kat_rows)),
         kat_notes=tuple(notes),
         kat_manifest=f"{submission.key}/kat.sha256",
+        kat_logs=_kat_logs(campaign, instances, builds),
+        sizes_from_catalog=any(i.label in external or i.label in kex_bandwidth for i in instances),
         performance=Table(
             "performance",
             perf_headers
@@ -634,6 +647,16 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
         systems_chart=_systems_chart(category, instances, row_keys, all_measurements, campaigns),
         urls=_page_urls(system.key, submission),
     )
+
+
+def _kat_logs(
+    campaign: Campaign, instances: list[Instance], builds: dict[int, Build]
+) -> tuple[tuple[str, str], ...]:
+    """The KAT logs stored for our own campaigns (reference, comparison and digests are there)."""
+    if campaign.source != "measured":
+        return ()
+    logs = [builds[i.pk].kat_log for i in instances if i.pk in builds]
+    return tuple((log.relative_path, evidence_url(log.pk)) for log in logs if log is not None)
 
 
 def _first_sizes(measurements: list[Measurement]) -> dict[int, dict[str, int]]:

@@ -25,6 +25,33 @@ def markdown_table(table: Table) -> list[str]:
     return lines
 
 
+def _kat_sentence(page: CandidatePage) -> str:
+    if page.kat_logs:  # our own campaigns: the KAT logs actually stored
+        logs = ", ".join(f"`{path}`" for path, _ in page.kat_logs)
+        return (
+            "Each library was checked against the submitted KAT vectors before timing; each "
+            "stored KAT log names the reference, the comparison and both canonical digests: "
+            f"{logs}."
+        )
+    return (
+        "Each library was checked against the submitted KAT vectors (SHA-256 manifest "
+        f"`{page.kat_manifest}`) before timing."
+    )
+
+
+def _sizes_sentence(page: CandidatePage) -> str:
+    if not page.sizes_from_catalog:
+        return (
+            "All sizes are the API figures the library reports; the curated external size "
+            "catalog has no row for these parameter sets."
+        )
+    return (
+        "External public-key, ciphertext and signature sizes follow the curated external size "
+        "catalog; secret-key and shared-secret lengths remain API figures. See "
+        "[the size audit](../performance/EXTERNAL_SIZE_AUDIT.md) for disagreements."
+    )
+
+
 def candidate_markdown(page: CandidatePage) -> str:
     """The page as Markdown, section for section as on the published pages."""
     system, submission = page.system.key, page.submission.key
@@ -71,8 +98,7 @@ def candidate_markdown(page: CandidatePage) -> str:
         "",
         "## 3. Functional testing (KAT)",
         "",
-        "Each library was checked against the submitted KAT vectors (SHA-256 manifest "
-        f"`{page.kat_manifest}`) before timing.",
+        _kat_sentence(page),
         "",
         *markdown_table(page.kat),
         "",
@@ -96,9 +122,7 @@ def candidate_markdown(page: CandidatePage) -> str:
         "",
         "## 6. Transmission and storage overhead",
         "",
-        "External public-key, ciphertext and signature sizes follow the curated external size "
-        "catalog; secret-key and shared-secret lengths remain API figures. See "
-        "[the size audit](../performance/EXTERNAL_SIZE_AUDIT.md) for disagreements.",
+        _sizes_sentence(page),
         "",
         *markdown_table(page.sizes),
         "",
