@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from measurements.models import HashProfile, Measurement
+from measurements.precision import GUIDE_REASON
 from measurements.services.recording import measurement_recompute_aggregates
 from measurements.stats import aggregates_from_trials
 from runner.services import CampaignSettings, campaign_start, submission_add, system_register
@@ -91,7 +92,11 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
     from measurements.selectors.candidate_page import candidate_page
 
     page = candidate_page("steps_1", campaign.steps.first().instance.submission.key)
-    assert page.performance.headers[-1] == "median per call (95 % CI)"
+    assert page.performance.headers[-2:] == ("median per call (95 % CI)", "precision")
+    # The guide plan runs fixed trials; the campaign's 1 % target is met or missed for that reason.
+    for m in stored:
+        assert m.precision_target == 0.01
+        assert m.target_missed_reason == ("" if m.precision_reached <= 0.01 else GUIDE_REASON)
     assert page.resources.headers[-1] == "stack high-water"
     texts = {c.text for row in page.performance.rows for c in row}
     m = stored[0]
