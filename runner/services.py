@@ -153,8 +153,13 @@ def campaign_start(
     submission_keys: list[str] | None = None,
     settings: CampaignSettings = CampaignSettings(),
     enqueue: bool = True,
+    require_each_instance: bool = False,
 ) -> Campaign:
-    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it."""
+    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it.
+
+    `settings.instances` filters the submissions' instances; with `require_each_instance`
+    (the command line's `--instance`) a label no chosen submission has is an error.
+    """
     system = System.objects.filter(key=system_key).first()
     if system is None:
         raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
@@ -172,7 +177,7 @@ def campaign_start(
     labels = _manifest_labels(submissions)
     if settings.instances:
         unknown = sorted(set(settings.instances) - set(labels))
-        if unknown:
+        if unknown and require_each_instance:
             raise RunnerError(
                 f"no instance labelled {', '.join(unknown)} in the chosen submissions "
                 f"(known: {', '.join(labels)})"
