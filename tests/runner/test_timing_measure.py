@@ -142,6 +142,7 @@ def test_disturbed_trial_is_rerun_counted_and_recorded(toy):
         operation="keygen",
         guide=TINY_GUIDE,
         nominal_hz=hz["hz"] * 0.99,
+        switches=None,  # the clock rule alone (preemption on a loaded machine would add re-runs)
         run=_as_core_cycles({2}),  # call 1 = calibration
     )
     record = _record(m)
@@ -160,9 +161,70 @@ def test_disturbed_retries_are_bounded(toy):
         operation="keygen",
         guide=replace(TINY_GUIDE, trials=1),
         nominal_hz=1e15,
+        switches=None,
         run=_as_core_cycles(set()),
         max_disturbed_retries=2,
     )
     record = _record(m)
     assert record["disturbed_retries"] == 2
     assert record["trials"][0]["disturbed"] is True
+
+
+#: A competitor for the driver's core: pinned to it, it says so, then spins.
+_SPINNER = (
+    "import os\nos.sched_setaffinity(0, {0})\nprint('pinned', flush=True)\nwhile True:\n    pass\n"
+)
+
+
+def _competitor_during_first_trial():
+    """Real runs; the first trial process (call 2, after the uncalibrated call) shares its core
+    with a spinning process, which forces involuntary context switches on it."""
+    import subprocess
+    import sys
+
+    real = sandbox_runner()
+    seen = {"n": 0}
+
+    def run(argv, timeout_s):
+        seen["n"] += 1
+        if seen["n"] != 2:
+            return real(argv, timeout_s)
+        spinner = subprocess.Popen([sys.executable, "-c", _SPINNER], stdout=subprocess.PIPE)
+        try:
+            assert spinner.stdout.readline() == b"pinned\n"  # on the core before the trial starts
+            return real(argv, timeout_s)
+        finally:
+            spinner.kill()
+            spinner.wait()
+
+    return run
+
+
+def test_trial_with_forced_involuntary_switches_is_rerun_and_kept_with_its_reason(toy):
+    driver, lib = toy
+    guide = GuideParams(trials=2, target_trial_s=0.05, min_total_calls=10)
+    m = measure_operation(
+        driver=driver,
+        library=lib,
+        operation="enc",
+        guide=guide,
+        cpu=0,
+        run=_competitor_during_first_trial(),
+    )
+    record = _record(m)
+    first = record["processes"][0]
+    assert first["disturbed_retries"] >= 1 and record["disturbed_retries"] >= 1
+    discarded = first["disturbed_trials"][0]
+    assert discarded["involuntary_switches"] >= 3
+    assert discarded["disturbed_reason"] == (
+        f"{discarded['involuntary_switches']} involuntary context switches in "
+        f"{discarded['seconds']:.3g} s (over 100/s)"
+    )
+    assert discarded["loadavg_start"] is not None and discarded["loadavg_end"] is not None
+    # The re-run replaced it: the record keeps the planned trials, each once.
+    assert len(record["trials"]) == 2 and first["trials"][0] is not discarded
+    kept = first["trials"][0]
+    if kept.get("disturbed"):  # a loaded machine may disturb the re-runs too: bounded, flagged
+        assert first["disturbed_retries"] == 2 and kept["disturbed_reason"]
+    else:
+        assert "disturbed_reason" not in kept
