@@ -168,26 +168,10 @@ def campaign_start(
             f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
             "register it with --allow-unfixed-host to measure anyway (pages will say so)"
         )
-    submissions = Submission.objects.exclude(manifest={})
-    if submission_keys:
-        submissions = submissions.filter(key__in=submission_keys)
-        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
-        if missing:
-            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
-    labels = _manifest_labels(submissions)
-    if settings.instances:
-        unknown = sorted(set(settings.instances) - set(labels))
-        if unknown and require_each_instance:
-            raise RunnerError(
-                f"no instance labelled {', '.join(unknown)} in the chosen submissions "
-                f"(known: {', '.join(labels)})"
-            )
-        labels = [label for label in labels if label in settings.instances]
-    instances = list(
-        Instance.objects.filter(submission__in=submissions)
-        .filter(label__in=labels)
-        .select_related("submission")
-        .order_by("submission__key", "position")
+    instances = _chosen_instances(
+        submission_keys=submission_keys,
+        labels_wanted=settings.instances,
+        require_each_instance=require_each_instance,
     )
     if not instances:
         raise RunnerError("nothing to measure: add a submission manifest first")
@@ -241,6 +225,36 @@ def campaign_start(
     if enqueue:
         transaction.on_commit(lambda: campaign_enqueue(campaign=campaign))
     return campaign
+
+
+def _chosen_instances(
+    *,
+    submission_keys: list[str] | None,
+    labels_wanted: tuple[str, ...] | None,
+    require_each_instance: bool,
+) -> list[Instance]:
+    """The instances a campaign measures: of the chosen submissions, filtered by label."""
+    submissions = Submission.objects.exclude(manifest={})
+    if submission_keys:
+        submissions = submissions.filter(key__in=submission_keys)
+        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
+        if missing:
+            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
+    labels = _manifest_labels(submissions)
+    if labels_wanted:
+        unknown = sorted(set(labels_wanted) - set(labels))
+        if unknown and require_each_instance:
+            raise RunnerError(
+                f"no instance labelled {', '.join(unknown)} in the chosen submissions "
+                f"(known: {', '.join(labels)})"
+            )
+        labels = [label for label in labels if label in labels_wanted]
+    return list(
+        Instance.objects.filter(submission__in=submissions)
+        .filter(label__in=labels)
+        .select_related("submission")
+        .order_by("submission__key", "position")
+    )
 
 
 def _manifest_labels(submissions) -> list[str]:
