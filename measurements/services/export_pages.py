@@ -25,6 +25,18 @@ def markdown_table(table: Table) -> list[str]:
     return lines
 
 
+def _unfixed_host_lines(page: CandidatePage) -> list[str]:
+    """The same warning as the web page, never dropped from the export."""
+    if not page.campaign.unfixed_host:
+        return []
+    return [
+        f"**⚠ Measured on an unfixed host** (campaign `{page.campaign.key}`): "
+        + "; ".join(page.campaign.host_problems)
+        + ". Cycle counts from this host are not comparable with those of a fixed box.",
+        "",
+    ]
+
+
 def _kat_sentence(page: CandidatePage) -> str:
     if page.kat_logs:  # our own campaigns: the KAT logs actually stored
         logs = ", ".join(f"`{path}`" for path, _ in page.kat_logs)
@@ -73,13 +85,7 @@ def candidate_markdown(page: CandidatePage) -> str:
             f"[{s.key}](perf_{s.key}.md)" if not s.current else f"**{s.key}**" for s in page.systems
         ]
         out += ["Systems: " + " · ".join(others), ""]
-    if page.campaign.unfixed_host:  # the same warning as the web page, never dropped
-        out += [
-            f"**⚠ Measured on an unfixed host** (campaign `{page.campaign.key}`): "
-            + "; ".join(page.campaign.host_problems)
-            + ". Cycle counts from this host are not comparable with those of a fixed box.",
-            "",
-        ]
+    out += _unfixed_host_lines(page)
     out += [
         f"Independent measurement following the structure of the NICCS {guide} self-assessment "
         "guide, §3.5 (1)–(7). Not a submitter self-assessment.",
