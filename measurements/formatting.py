@@ -167,6 +167,23 @@ def format_frequency(hz: float | None) -> str:
     return f"{v:.3g} Hz"
 
 
+def format_counter(counter: Mapping[str, object] | None) -> str:
+    """`counter tsc, 2.59 GHz measured, read overhead 38 ticks`: what timed the trials."""
+    if not counter or not counter.get("name"):
+        return f"counter {MISSING}"
+    text = f"counter {counter['name']}"
+    hz = counter.get("hz")
+    if not _is_missing(hz):
+        # TSC and perf rates are measured by the driver; the others are given, not measured.
+        how = {"cntvct_el0": "architectural", "monotonic_raw": "nanoseconds"}
+        rate = format_frequency(float(hz))  # type: ignore[arg-type]
+        text += f", {rate} {how.get(str(counter['name']), 'measured')}"
+    overhead = counter.get("overhead_cycles")
+    if not _is_missing(overhead):
+        text += f", read overhead {float(overhead):.3g} ticks"  # type: ignore[arg-type]
+    return text
+
+
 def format_mib(kib: int | None) -> str:
     if _is_missing(kib):
         return MISSING
@@ -250,6 +267,26 @@ def format_clock(environment: Mapping[str, object] | None) -> str:
         )
         parts.append(f"SMT {smt_text}")
     return ", ".join(parts) if parts else MISSING
+
+
+def _percent_2sig(fraction: float) -> str:
+    percent = float(fraction) * 100
+    return f"{percent:.0f}" if round(percent) >= 10 else f"{percent:.2g}"
+
+
+def format_precision(reached: float | None, target: float | None, missed_reason: str = "") -> str:
+    """`±0.82 %, target 1 % met` or `±14 %, target 1 % not reached: budget` (CI half-width
+    relative to the median, two significant digits; without a target just `±0.82 %`)."""
+    if _is_missing(reached):
+        if _is_missing(target):
+            return MISSING
+        return f"target {_percent_2sig(target)} % not reached: {missed_reason or 'no samples'}"
+    text = f"±{_percent_2sig(reached)} %"
+    if _is_missing(target):
+        return text
+    if missed_reason:
+        return f"{text}, target {_percent_2sig(target)} % not reached: {missed_reason}"
+    return f"{text}, target {_percent_2sig(target)} % met"
 
 
 def format_cycles_interval(median: float | None, low: float | None, high: float | None) -> str:

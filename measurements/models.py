@@ -222,8 +222,13 @@ class KATResult(models.Model):
     kind = models.CharField(max_length=16, default="official")  # official | functional
     status = models.CharField(max_length=16, choices=KatStatus.choices)
     first_difference = models.TextField(blank=True)
-    output_sha256 = models.CharField(max_length=64, blank=True)
-    reference_sha256 = models.CharField(max_length=64, blank=True)
+    # The output file's bytes as the driver wrote them (what the evidence download gives).
+    output_raw_sha256 = models.CharField(max_length=64, blank=True)
+    # How the status was decided: both texts reduced to canonical form ("strict", "nolen" or
+    # "nolen:N", docs/harness.md) and their SHA-256 compared; on PASS the two digests are equal.
+    comparison = models.CharField(max_length=16, blank=True)
+    output_canonical_sha256 = models.CharField(max_length=64, blank=True)
+    reference_canonical_sha256 = models.CharField(max_length=64, blank=True)
     manifest_line = models.CharField(max_length=400, blank=True)
     log = models.TextField(blank=True)
     evidence = models.ForeignKey(
@@ -270,6 +275,11 @@ class Measurement(models.Model):
     sample_q3_cycles = models.FloatField(null=True, blank=True)
     sample_ci95_low_cycles = models.FloatField(null=True, blank=True)
     sample_ci95_high_cycles = models.FloatField(null=True, blank=True)
+    # Precision (measurements.precision): the CI half-width relative to the median, the campaign's
+    # target, and why the target was missed ("" when met or without a target).
+    precision_reached = models.FloatField(null=True, blank=True)
+    precision_target = models.FloatField(null=True, blank=True)
+    target_missed_reason = models.CharField(max_length=40, blank=True)
     # Memory and sizes.
     baseline_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     peak_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
@@ -292,6 +302,13 @@ class Measurement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.instance} {self.operation}"
+
+    @property
+    def target_met(self) -> bool | None:
+        """Whether the precision target was reached (None: no target or no precision)."""
+        if self.precision_target is None or self.status != "complete":
+            return None
+        return not self.target_missed_reason
 
 
 class Trial(models.Model):

@@ -167,29 +167,13 @@ def _measurable_system(system_key: str) -> System:
 
 
 def _campaign_instances(
-    submission_keys: list[str] | None, settings: CampaignSettings
+    submission_keys: list[str] | None, settings: CampaignSettings, require_each_instance: bool
 ) -> list[Instance]:
     """The instances of the registered manifests to measure, in submission and manifest order."""
-    submissions = Submission.objects.exclude(manifest={})
-    if submission_keys:
-        submissions = submissions.filter(key__in=submission_keys)
-        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
-        if missing:
-            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
-    labels = _manifest_labels(submissions)
-    if settings.instances:
-        unknown = sorted(set(settings.instances) - set(labels))
-        if unknown:
-            raise RunnerError(
-                f"no instance labelled {', '.join(unknown)} in the chosen submissions "
-                f"(known: {', '.join(labels)})"
-            )
-        labels = [label for label in labels if label in settings.instances]
-    instances = list(
-        Instance.objects.filter(submission__in=submissions)
-        .filter(label__in=labels)
-        .select_related("submission")
-        .order_by("submission__key", "position")
+    instances = _chosen_instances(
+        submission_keys=submission_keys,
+        labels_wanted=settings.instances,
+        require_each_instance=require_each_instance,
     )
     if not instances:
         raise RunnerError("nothing to measure: add a submission manifest first")
@@ -248,10 +232,15 @@ def campaign_start(
     submission_keys: list[str] | None = None,
     settings: CampaignSettings = CampaignSettings(),
     enqueue: bool = True,
+    require_each_instance: bool = False,
 ) -> Campaign:
-    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it."""
+    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it.
+
+    `settings.instances` filters the submissions' instances; with `require_each_instance`
+    (the command line's `--instance`) a label no chosen submission has is an error.
+    """
     system = _measurable_system(system_key)
-    instances = _campaign_instances(submission_keys, settings)
+    instances = _campaign_instances(submission_keys, settings, require_each_instance)
     now = timezone.now()
     campaign = Campaign.objects.create(
         system=system,
@@ -276,6 +265,36 @@ def campaign_start(
     if enqueue:
         transaction.on_commit(lambda: campaign_enqueue(campaign=campaign))
     return campaign
+
+
+def _chosen_instances(
+    *,
+    submission_keys: list[str] | None,
+    labels_wanted: tuple[str, ...] | None,
+    require_each_instance: bool,
+) -> list[Instance]:
+    """The instances a campaign measures: of the chosen submissions, filtered by label."""
+    submissions = Submission.objects.exclude(manifest={})
+    if submission_keys:
+        submissions = submissions.filter(key__in=submission_keys)
+        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
+        if missing:
+            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
+    labels = _manifest_labels(submissions)
+    if labels_wanted:
+        unknown = sorted(set(labels_wanted) - set(labels))
+        if unknown and require_each_instance:
+            raise RunnerError(
+                f"no instance labelled {', '.join(unknown)} in the chosen submissions "
+                f"(known: {', '.join(labels)})"
+            )
+        labels = [label for label in labels if label in labels_wanted]
+    return list(
+        Instance.objects.filter(submission__in=submissions)
+        .filter(label__in=labels)
+        .select_related("submission")
+        .order_by("submission__key", "position")
+    )
 
 
 def _manifest_labels(submissions) -> list[str]:

@@ -5,7 +5,12 @@ from django.shortcuts import get_object_or_404, render
 
 from measurements.models import Campaign
 from runner.models import CampaignStep
-from runner.selectors import campaign_progress, campaign_steps, measured_campaigns
+from runner.selectors import (
+    campaign_precision_targets,
+    campaign_progress,
+    campaign_steps,
+    measured_campaigns,
+)
 
 
 def campaign_list(request: HttpRequest) -> HttpResponse:
@@ -24,6 +29,7 @@ def campaign_detail(request: HttpRequest, key: str) -> HttpResponse:
         {
             "campaign": campaign,
             "progress": progress,
+            "targets": campaign_precision_targets(campaign),
             "percent": percent,
             "steps": steps,
             "failures": failures,

@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from measurements import links
+from measurements.formatting import format_precision
 from measurements.models import (
     Build,
     Campaign,
@@ -152,8 +153,10 @@ class KATResultSerializer(serializers.ModelSerializer):
             "kind",
             "status",
             "first_difference",
-            "output_sha256",
-            "reference_sha256",
+            "output_raw_sha256",
+            "comparison",
+            "output_canonical_sha256",
+            "reference_canonical_sha256",
             "manifest_line",
             "evidence",
         ]
@@ -161,6 +164,8 @@ class KATResultSerializer(serializers.ModelSerializer):
 
 class MeasurementSerializer(_InstanceScopedSerializer):
     trials_url = serializers.SerializerMethodField()
+    target_met = serializers.BooleanField(read_only=True, allow_null=True)
+    precision = serializers.SerializerMethodField()
 
     class Meta:
         model = Measurement
@@ -192,6 +197,11 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "sample_q3_cycles",
             "sample_ci95_low_cycles",
             "sample_ci95_high_cycles",
+            "precision_reached",
+            "precision_target",
+            "target_met",
+            "target_missed_reason",
+            "precision",
             "baseline_rss_bytes",
             "peak_rss_bytes",
             "stack_high_water_bytes",
@@ -214,6 +224,13 @@ class MeasurementSerializer(_InstanceScopedSerializer):
     @extend_schema_field(serializers.CharField())
     def get_trials_url(self, obj: Measurement) -> str:
         return links.api_url_for_measurement_trials(obj.pk)
+
+    @extend_schema_field(serializers.CharField())
+    def get_precision(self, obj: Measurement) -> str:
+        """As the page shows it: `±14 %, target 1 % not reached: budget`."""
+        return format_precision(
+            obj.precision_reached, obj.precision_target, obj.target_missed_reason
+        )
 
 
 # CSV columns of a measurement: the scalar figures (JSON objects are left to the JSON output,

@@ -65,6 +65,13 @@ def _candidate_header(page: CandidatePage) -> list[str]:
             f"[{s.key}](perf_{s.key}.md)" if not s.current else f"**{s.key}**" for s in page.systems
         ]
         out += ["Systems: " + " · ".join(others), ""]
+    if page.campaign.unfixed_host:  # the same warning as the web page, never dropped
+        out += [
+            f"**⚠ Measured on an unfixed host** (campaign `{page.campaign.key}`): "
+            + "; ".join(page.campaign.host_problems)
+            + ". Cycle counts from this host are not comparable with those of a fixed box.",
+            "",
+        ]
     guide = "ARM" if page.system.arch == "aarch64" else "x86"
     out += [
         f"Independent measurement following the structure of the NICCS {guide} self-assessment "
@@ -97,13 +104,41 @@ def _candidate_basics(page: CandidatePage) -> list[str]:
     ]
 
 
+def _kat_sentence(page: CandidatePage) -> str:
+    if page.kat_logs:  # our own campaigns: the KAT logs actually stored
+        logs = ", ".join(f"`{path}`" for path, _ in page.kat_logs)
+        return (
+            "Each library was checked against the submitted KAT vectors before timing; each "
+            "stored KAT log names the reference, the comparison and both canonical digests: "
+            f"{logs}."
+        )
+    return (
+        "Each library was checked against the submitted KAT vectors (SHA-256 manifest "
+        f"`{page.kat_manifest}`) before timing."
+    )
+
+
+def _sizes_sentence(page: CandidatePage) -> str:
+    if page.sizes_note:  # key exchange: how each number is sourced
+        return page.sizes_note
+    if not page.sizes_from_catalog:
+        return (
+            "All sizes are the API figures the library reports; the curated external size "
+            "catalog has no row for these parameter sets."
+        )
+    return (
+        "External public-key, ciphertext and signature sizes follow the curated external size "
+        "catalog; secret-key and shared-secret lengths remain API figures. See "
+        "[the size audit](../performance/EXTERNAL_SIZE_AUDIT.md) for disagreements."
+    )
+
+
 def _candidate_kat(page: CandidatePage) -> list[str]:
     """§3 functional testing, with the KAT footnotes."""
     out = [
         "## 3. Functional testing (KAT)",
         "",
-        "Each library was checked against the submitted KAT vectors (SHA-256 manifest "
-        f"`{page.kat_manifest}`) before timing.",
+        _kat_sentence(page),
         "",
         *markdown_table(page.kat),
         "",
@@ -131,10 +166,7 @@ def _candidate_figures(page: CandidatePage) -> list[str]:
         "",
         "## 6. Transmission and storage overhead",
         "",
-        page.sizes_note
-        or "External public-key, ciphertext and signature sizes follow the curated external size "
-        "catalog; secret-key and shared-secret lengths remain API figures. See "
-        "[the size audit](../performance/EXTERNAL_SIZE_AUDIT.md) for disagreements.",
+        _sizes_sentence(page),
         "",
         *markdown_table(page.sizes),
         "",

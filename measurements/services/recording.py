@@ -25,6 +25,7 @@ from measurements.models import (
     Submission,
     Trial,
 )
+from measurements.precision import precision_outcome
 from measurements.records import (
     HashProfileRecord,
     TimingRecord,
@@ -127,8 +128,10 @@ def kat_result_record(
     kind: str,
     status: str,
     first_difference: str = "",
-    output_sha256: str = "",
-    reference_sha256: str = "",
+    output_raw_sha256: str = "",
+    comparison: str = "",
+    output_canonical_sha256: str = "",
+    reference_canonical_sha256: str = "",
     manifest_line: str = "",
     log: str = "",
     evidence: EvidenceFile | None = None,
@@ -139,8 +142,10 @@ def kat_result_record(
         defaults={
             "status": status,
             "first_difference": first_difference,
-            "output_sha256": output_sha256,
-            "reference_sha256": reference_sha256,
+            "output_raw_sha256": output_raw_sha256,
+            "comparison": comparison,
+            "output_canonical_sha256": output_canonical_sha256,
+            "reference_canonical_sha256": reference_canonical_sha256,
             "manifest_line": manifest_line,
             "log": log,
             "evidence": evidence,
@@ -205,11 +210,35 @@ def measurement_recompute_aggregates(*, measurement: Measurement) -> Measurement
     if trials:
         for key, value in _aggregate_values(*timing_aggregates(trials)).items():
             setattr(measurement, key, value)
+        samples = timing_aggregates(trials)[1]
+        target = _campaign_target(measurement.campaign)
+        for key, value in _precision_values(samples, measurement.plan, target).items():
+            setattr(measurement, key, value)
     measurement.save()
     return measurement
 
 
-def _measurement_values(record: TimingRecord) -> dict[str, Any]:
+def _campaign_target(campaign: Campaign) -> float | None:
+    return (campaign.planning or {}).get("target_precision")
+
+
+def _precision_values(
+    samples: SampleStats | None, plan: dict[str, Any] | None, campaign_target: float | None
+) -> dict[str, Any]:
+    """Precision reached (how far the next campaign may land, relative), target and why missed."""
+    outcome = precision_outcome(
+        reached=samples.next_campaign_half_width_relative if samples else None,
+        plan=plan or {},
+        campaign_target=campaign_target,
+    )
+    return {
+        "precision_reached": outcome.reached,
+        "precision_target": outcome.target,
+        "target_missed_reason": outcome.missed_reason,
+    }
+
+
+def _measurement_values(record: TimingRecord, campaign: Campaign) -> dict[str, Any]:
     return {
         "status": record.status,
         "schema": record.schema,
@@ -232,6 +261,7 @@ def _measurement_values(record: TimingRecord) -> dict[str, Any]:
         "kex": record.kex,
         "counter": record.counter,
         **_aggregate_values(record.aggregates, record.sample_stats),
+        **_precision_values(record.sample_stats, record.plan, _campaign_target(campaign)),
     }
 
 
@@ -272,7 +302,7 @@ def timing_record_store(
         operation=record.operation,
         input_bytes=record.input_bytes,
         evidence=evidence,
-        **_measurement_values(record),
+        **_measurement_values(record, campaign),
     )
     Trial.objects.bulk_create([_trial_from_row(measurement, row) for row in record.trials])
     return measurement

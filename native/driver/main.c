@@ -41,7 +41,12 @@ static void print_trial(const ngcc_trial *t)
            (unsigned long long)t->cycles, t->batch_calls, t->cpu);
     for (size_t i = 0; i < t->n_samples; i++)
         printf("%s%llu", i ? "," : "", (unsigned long long)t->samples[i]);
-    printf("]}");
+    printf("],\"involuntary_switches\":%ld,\"voluntary_switches\":%ld,\"loadavg_start\":",
+           t->involuntary_switches, t->voluntary_switches);
+    ngcc_json_num(stdout, t->loadavg_start);
+    printf(",\"loadavg_end\":");
+    ngcc_json_num(stdout, t->loadavg_end);
+    printf("}");
 }
 
 static void print_ll(const char *key, long long v)

@@ -193,6 +193,14 @@ def _parse_trial(raw: Any, i: int, counter_name: str) -> dict[str, Any]:
         "counter": counter_name,
         "cpu": _int(t, "cpu", f"{path}.cpu", required=False, minimum=-1),
     }
+    # What the OS says about interference (absent from older drivers; -1: not available).
+    for key in ("involuntary_switches", "voluntary_switches"):
+        value = _int(t, key, f"{path}.{key}", required=False, minimum=-1)
+        if value is not None:
+            trial[key] = None if value < 0 else value
+    for key in ("loadavg_start", "loadavg_end"):
+        if key in t:
+            trial[key] = _num(t, key, f"{path}.{key}", required=False)
     if len(samples) * trial["batch_calls"] > trial["measurements"]:
         raise DriverOutputError(f"{path}.samples", "more calls in samples than in the trial")
     if sum(samples) > trial["cycles"]:

@@ -12,10 +12,10 @@ Two planners (docs/timing.md):
   the median, or the operation's budget is spent.
 
 Every process runs through `runner.harness.sandbox.run_sandboxed`: the driver is ours, the
-library it loads is not.  A trial whose cycles per second fall below 95 % of the nominal clock is
-re-run (up to ``max_disturbed_retries`` times), counted and kept in the record; this is only
-meaningful with a core-cycle counter (perf) and a known nominal clock, so it is off unless both
-hold.
+library it loads is not.  A disturbed trial is re-run (up to ``max_disturbed_retries`` times),
+counted and kept in the record with its reason (`disturbance_reason`): the OS preempted it often
+(involuntary context switches, any counter), or, with a core-cycle counter (perf) and a known
+nominal clock, its cycles per second fell below 95 % of that clock.
 """
 
 from __future__ import annotations
@@ -244,6 +244,32 @@ def is_disturbed(
     return seconds > 0 and trial["cycles"] / seconds < threshold * nominal_hz
 
 
+@dataclass(frozen=True)
+class SwitchRule:
+    """A trial preempted this often was disturbed: each involuntary context switch hands the
+    core to another task for up to a time slice and evicts part of the caches.  A few per trial
+    happen on any machine (timer and kernel work); a sustained rate means a competing task."""
+
+    min_switches: int = 3
+    max_per_second: float = 100.0
+
+
+def disturbance_reason(
+    trial: dict[str, Any], *, nominal_hz: float | None, switches: SwitchRule | None = SwitchRule()
+) -> str | None:
+    """Why ``trial`` counts as disturbed, or None (the reason is kept with a discarded trial)."""
+    count, seconds = trial.get("involuntary_switches"), trial["seconds"]
+    if switches is not None and count is not None and count >= switches.min_switches:
+        if seconds > 0 and count / seconds > switches.max_per_second:
+            return (
+                f"{count} involuntary context switches in {seconds:.3g} s "
+                f"(over {switches.max_per_second:g}/s)"
+            )
+    if is_disturbed(trial, nominal_hz=nominal_hz):
+        return f"clock {trial['cycles'] / seconds / nominal_hz:.1%} of nominal (below 95 %)"
+    return None
+
+
 # --- running processes ------------------------------------------------------------------------
 
 
@@ -302,6 +328,7 @@ class _Context:
     run: Runner
     nominal_hz: float | None
     max_disturbed_retries: int
+    switches: SwitchRule | None = None
     processes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[DriverRun] = field(default_factory=list)
 
@@ -350,12 +377,17 @@ class _Context:
         disturbed: list[dict[str, Any]] = []
         while True:
             run, res = self.once(argv, timeout_s)
-            bad = [t for t in run.trials if is_disturbed(t, nominal_hz=self.nominal_hz)]
+            bad = []
+            for t in run.trials:
+                reason = disturbance_reason(t, nominal_hz=self.nominal_hz, switches=self.switches)
+                if reason:
+                    t["disturbed_reason"] = reason
+                    bad.append(t)
             if not bad or len(disturbed) >= self.max_disturbed_retries:
                 for t in bad:
                     t["disturbed"] = True  # kept, but flagged: retries exhausted
                 break
-            disturbed.extend(bad)
+            disturbed.extend(bad)  # discarded, kept in the process entry with their reason
         self.processes.append(
             process_entry(
                 run=run,
@@ -435,6 +467,7 @@ def measure_operation(
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 2,
     digest_bits: int | None = None,
+    switches: SwitchRule | None = SwitchRule(),
     limits: Limits | None = None,
     run: Runner | None = None,
     calibration_call_s: float | None = None,
@@ -462,6 +495,7 @@ def measure_operation(
         run=run or sandbox_runner(limits),
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
+        switches=switches,
     )
     started, t0 = _now(), time.monotonic()
     error = None
@@ -501,6 +535,7 @@ def _context(
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 0,
     input_seed: int = 0,
+    switches: SwitchRule | None = None,
 ) -> _Context:
     common = driver_options(
         cpu=cpu,
@@ -517,6 +552,7 @@ def _context(
         run=run,
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
+        switches=switches,
     )
 
 
@@ -610,6 +646,8 @@ def _run_adaptive(
     stop = "max_trials"
     for i in range(params.max_trials):
         elapsed = time.monotonic() - t0
+        # Stop before a trial that would end past the budget (the first trial always runs);
+        # the check's inputs are kept in the plan, so the decision can be verified afterwards.
         if i >= 1 and elapsed + per_trial_s > params.budget_s:
             stop = "budget"
             break
@@ -634,5 +672,7 @@ def _run_adaptive(
         "precision_reached": half if math.isfinite(half) else None,
         "iterations_after_first_trials": iterations,
         "stopped_by": stop,
+        "trial_estimate_s": per_trial_s,
+        "elapsed_at_stop_s": time.monotonic() - t0,
     }
     return plan_dict, {"call_s": call_s, "counter": cal.counter}

@@ -80,6 +80,11 @@ def test_harness_kat_records_build_and_kat_results(tmp_path):
     assert build.kat_log.content.decode().splitlines()[-1].startswith("RESULT hash-ex1")
     kinds = dict(KATResult.objects.filter(build=build).values_list("kind", "status"))
     assert kinds == {"official": "PASS", "functional": "PASS"}
+    official = KATResult.objects.get(build=build, kind="official")
+    # the comparison that decided PASS is the one stored: equal canonical digests
+    assert official.comparison == "strict" and len(official.output_raw_sha256) == 64
+    assert official.output_canonical_sha256 == official.reference_canonical_sha256
+    assert len(official.reference_canonical_sha256) == 64
 
 
 def test_harness_kat_with_the_default_build_root_passes_from_any_directory(tmp_path, monkeypatch):

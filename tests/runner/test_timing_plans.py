@@ -10,6 +10,7 @@ from runner.harness.driver_output import per_call_samples
 from runner.harness.timing import (
     AdaptiveParams,
     GuideParams,
+    disturbance_reason,
     is_disturbed,
     plan_adaptive_trial,
     plan_guide,
@@ -107,3 +108,17 @@ def test_driver_options_name_each_setting_once():
         "1024",
     ]
     assert driver_options(cpu=1, counter=None, input_bytes=0, digest_bits=None) == ["--cpu", "1"]
+
+
+def test_disturbance_reason_names_frequent_preemption_or_a_slow_clock():
+    quiet = {**_trial([1], seconds=0.1, cycles=10), "involuntary_switches": 2}
+    assert disturbance_reason(quiet, nominal_hz=None) is None  # a few switches happen anywhere
+    busy = {**quiet, "involuntary_switches": 25}
+    assert disturbance_reason(busy, nominal_hz=None) == (
+        "25 involuntary context switches in 0.1 s (over 100/s)"
+    )
+    assert disturbance_reason(busy, nominal_hz=None, switches=None) is None
+    long_trial = {**busy, "seconds": 1.0}  # 25 in a second: below the rate
+    assert disturbance_reason(long_trial, nominal_hz=None) is None
+    slow = _trial([1], counter="perf_cycles", seconds=1.0, cycles=2_000_000_000)
+    assert disturbance_reason(slow, nominal_hz=2.5e9) == "clock 80.0% of nominal (below 95 %)"

@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from measurements.models import HashProfile, Measurement
+from measurements.precision import GUIDE_REASON
 from measurements.services.recording import measurement_recompute_aggregates
 from measurements.stats import aggregates_from_trials
 from runner.services import CampaignSettings, campaign_start, submission_add, system_register
@@ -57,7 +58,15 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
     for m in stored:
         assert m.status == "complete"
         trials = list(m.trials.all())
-        assert len(trials) == 2 and all(len(t.samples) >= 16 for t in trials)
+        # What the guide plan guarantees whatever the machine's speed: its trial count, its
+        # calls per trial, and one sample per full batch (how many calls fit is speed-dependent).
+        plan = m.plan
+        assert len(trials) == plan["trials"] == 2
+        assert plan["iterations_per_trial"] >= 10  # ceil(min_total_calls 20 / 2 trials)
+        for t in trials:
+            assert t.measurements == plan["iterations_per_trial"]
+            assert t.batch_calls == plan["batch_calls"]
+            assert len(t.samples) == plan["iterations_per_trial"] // plan["batch_calls"]
         assert m.baseline_rss_bytes > 0 and m.peak_rss_bytes >= m.baseline_rss_bytes
         assert m.stack_high_water_bytes > 0
         assert m.counter["name"] and m.counter["hz"] > 0 and "overhead_cycles" in m.counter
@@ -84,7 +93,11 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
     from measurements.uncertainty import next_campaign_bounds
 
     page = candidate_page("steps_1", campaign.steps.first().instance.submission.key)
-    assert page.performance.headers[-1] == "median per call (next campaign, 95 %)"
+    assert page.performance.headers[-2:] == ("median per call (next campaign, 95 %)", "precision")
+    # The guide plan runs fixed trials; the campaign's 1 % target is met or missed for that reason.
+    for m in stored:
+        assert m.precision_target == 0.01
+        assert m.target_missed_reason == ("" if m.precision_reached <= 0.01 else GUIDE_REASON)
     assert page.resources.headers[-1] == "stack high-water"
     texts = {c.text for row in page.performance.rows for c in row}
     m = stored[0]
@@ -138,3 +151,56 @@ def test_refused_operation_is_stored_as_failed_without_partial_rows(work_dir, mo
     assert step.status == "failed" and "mismatch" in step.summary
     m = Measurement.objects.get(campaign=campaign, operation="dec")
     assert m.status == "failed" and m.trials.count() == 0 and m.mean_cycles is None
+
+
+@pytest.mark.slow
+def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(work_dir, client):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from measurements.selectors.candidate_page import candidate_page
+
+    from measurements.formatting import format_precision
+
+    # A target no run can reach within a tiny budget: the adaptive planner stops on the budget.
+    campaign = run_campaign(
+        "kem",
+        planner="adaptive",
+        target_precision=1e-6,
+        adaptive_overrides={"budget_s": 0.3, "trial_target_s": 0.01, "calibration_s": 0.005},
+        operations=("keygen", "dec"),
+    )
+    stored = list(Measurement.objects.filter(campaign=campaign).order_by("operation"))
+    assert [m.operation for m in stored] == ["dec", "keygen"]
+    for m in stored:
+        assert m.status == "complete" and m.plan["stopped_by"] == "budget"
+        half = (m.sample_ci95_high_cycles - m.sample_ci95_low_cycles) / 2 / m.sample_median_cycles
+        assert m.precision_reached == pytest.approx(half, rel=1e-12)
+        assert m.precision_reached == pytest.approx(m.plan["ci95_half_width_relative"])
+        assert m.precision_target == 1e-6 and m.target_missed_reason == "budget"
+        assert m.target_met is False
+    shown = {m.operation: format_precision(m.precision_reached, 1e-6, "budget") for m in stored}
+    assert all(s.endswith(", target 0.0001 % not reached: budget") for s in shown.values())
+
+    # The candidate page: a precision column next to the interval, the miss spelled out.
+    page = candidate_page("steps_1", "kem-ex1")
+    assert page.performance.headers[-2:] == ("median per call (95 % CI)", "precision")
+    by_op = {row[1].text: row[-1].text for row in page.performance.rows}
+    assert by_op == {"keygen": shown["keygen"], "enc": "–", "dec": shown["dec"]}  # enc not run
+    html = client.get("/performance/steps_1/kem-ex1/").content.decode()
+    assert shown["dec"] in html
+
+    # The API: reached, target, met and the reason, and the same text as the page.
+    body = client.get(f"/api/v1/measurements/?campaign={campaign.key}").json()
+    rows = {r["operation"]: r for r in body["results"]}
+    for op in ("keygen", "dec"):
+        assert rows[op]["target_met"] is False and rows[op]["target_missed_reason"] == "budget"
+        assert rows[op]["precision_target"] == 1e-6 and rows[op]["precision"] == shown[op]
+
+    # The campaign summaries count them.
+    page = client.get(f"/campaigns/{campaign.key}/").content.decode()
+    assert "Precision targets: 0 met, 2 missed (budget 2)" in page
+    assert f"kem-ex1/rlwe-lpr-256-toy dec: {shown['dec']}" in page
+    out = StringIO()
+    call_command("campaign_status", campaign.key, stdout=out, stderr=StringIO())
+    assert "  precision targets: 0 met, 2 missed (budget 2)" in out.getvalue()

@@ -175,6 +175,57 @@ def test_environment_rows(empty_db):
     assert page.title == "kem-90 KEM-90 test — performance on x86-64 (system box_test)"
 
 
+def test_our_own_campaign_shows_its_counter_no_build_tool_its_kat_logs_and_api_sizes(
+    empty_db, client
+):
+    from measurements.services.export_pages import candidate_markdown
+
+    _, campaign = build_candidate(instances=2)
+    campaign.source = "measured"
+    campaign.environment = {
+        "compiler": "gcc 14",
+        "cmake": "cmake 3.31",
+        "smt_control": "notsupported",
+    }
+    campaign.counter = {"name": "tsc", "hz": 2_593_000_000.0, "overhead_cycles": 38.0}
+    campaign.save()
+    page = candidate_page("box_test", "kem-90")
+    env = dict((r[0], r[1]) for r in _texts(page.environment))
+    assert env["clock"] == "SMT none; counter tsc, 2.59 GHz measured, read overhead 38 ticks"
+    assert env["compiler / build tool"] == (
+        "gcc 14 / none (NGCC Perf compiles the listed sources directly)"
+    )
+    # §3 cites the KAT logs actually stored, §6 says the sizes are the library's own figures.
+    assert [path for path, _ in page.kat_logs] == [
+        "kat/kem-90/KEM-90-0.log",
+        "kat/kem-90/KEM-90-1.log",
+    ]
+    assert page.sizes_from_catalog is False
+    html = client.get("/performance/box_test/kem-90/").content.decode()
+    assert "kat.sha256" not in html and "follow the curated external size catalog" not in html
+    assert "<code>kat/kem-90/KEM-90-1.log</code>" in html
+    assert "the curated external size catalog has no row for these parameter sets" in html
+    markdown = candidate_markdown(page)
+    assert (
+        "kat.sha256" not in markdown
+        and "`kat/kem-90/KEM-90-0.log`, `kat/kem-90/KEM-90-1.log`" in markdown
+    )
+    assert "All sizes are the API figures the library reports" in markdown
+    assert (
+        "| clock | SMT none; counter tsc, 2.59 GHz measured, read overhead 38 ticks |" in markdown
+    )
+
+
+def test_imported_campaign_keeps_the_published_kat_and_size_sentences(empty_db):
+    from measurements.models import ExternalSize
+
+    build_candidate(instances=1)
+    ExternalSize.objects.create(candidate="kem-90", instance_label="KEM-90-0", public_key_bytes=800)
+    page = candidate_page("box_test", "kem-90")
+    assert page.kat_manifest == "kem-90/kat.sha256" and page.kat_logs == ()
+    assert page.sizes_from_catalog is True
+
+
 def test_system_switch_and_side_by_side_chart(empty_db):
     build_candidate(instances=2)
     other = SystemFactory(key="arm_box", arch="aarch64")

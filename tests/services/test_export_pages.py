@@ -93,3 +93,18 @@ def test_key_exchange_export_states_the_source_of_the_transferred_bytes(empty_db
     ]
     html = client.get("/performance/box_test/kex-92/").content.decode()
     assert markdown_tables(markdown) == [rows for _, rows, _ in html_tables(html)]
+
+
+def test_unfixed_host_warning_is_exported_as_on_the_web_page(empty_db, client):
+    _, campaign = build_candidate(instances=1)
+    campaign.unfixed_host = True
+    campaign.host_problems = ["turbo is on", "SMT is 'on'"]
+    campaign.save()
+    text = candidate_markdown(candidate_page("box_test", "kem-90"))
+    warning = (
+        "**⚠ Measured on an unfixed host** (campaign `box_test-campaign`): turbo is on; "
+        "SMT is 'on'. Cycle counts from this host are not comparable with those of a fixed box."
+    )
+    assert warning in text.splitlines()
+    html = client.get("/performance/box_test/kem-90/").content.decode()
+    assert "turbo is on; SMT is &#x27;on&#x27;. Cycle counts from this host are not" in html

@@ -63,7 +63,10 @@ class Command(BaseCommand):
         )
         try:
             campaign = campaign_start(
-                system_key=o["system"], submission_keys=o["submissions"], settings=settings
+                system_key=o["system"],
+                submission_keys=o["submissions"],
+                settings=settings,
+                require_each_instance=True,
             )
         except RunnerError as exc:
             raise CommandError(str(exc)) from exc

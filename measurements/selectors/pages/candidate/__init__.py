@@ -47,7 +47,9 @@ class CandidatePage:
     environment: Table
     kat: Table
     kat_notes: tuple[tuple[int, str, str], ...]  # (number, action, cause)
-    kat_manifest: str
+    kat_manifest: str  # imported campaigns: the harness manifest the published page cites
+    kat_logs: tuple[tuple[str, str], ...]  # our campaigns: (path, url) of each stored KAT log
+    sizes_from_catalog: bool  # §6: does the curated catalog have a row for any instance?
     performance: Table
     resources: Table
     sizes: Table
@@ -98,6 +100,10 @@ def candidate_page(system_key: str, submission_key: str) -> CandidatePage:
         kat=kat.table,
         kat_notes=kat.notes,
         kat_manifest=kat.manifest,
+        kat_logs=kat.logs,
+        sizes_from_catalog=any(
+            i.label in data.external or i.label in data.kex_bandwidth for i in data.instances
+        ),
         performance=performance_table(data),
         resources=resources_table(data),
         sizes=sizes_table(data),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from measurements import formatting as fmt
 from measurements import links
@@ -58,6 +59,23 @@ def basic_information(data: CandidateData) -> BasicInformation:
     )
 
 
+#: the build tool row of our own campaigns (runner.harness.build compiles each listed source)
+MEASURED_BUILD_TOOL = "none (NGCC Perf compiles the listed sources directly)"
+
+
+def _clock_and_build_tool(
+    campaign: Campaign, env: dict[str, Any], recorded_build_tool: str
+) -> tuple[str, str]:
+    """Imported campaigns: as published. Our campaigns: the counter the driver chose and its
+    measured rate belong with the clock, and no build tool is used (the harness compiles the
+    listed sources itself)."""
+    clock = fmt.format_clock(env)
+    if campaign.source != "measured":
+        return clock, recorded_build_tool
+    counter = fmt.format_counter(campaign.counter or env.get("counter"))
+    return (counter if clock == fmt.MISSING else f"{clock}; {counter}"), MEASURED_BUILD_TOOL
+
+
 def environment_table(campaign: Campaign) -> Table:
     """§2: processor, clock, memory, OS and tools of the campaign's environment."""
     env = campaign.environment or {}
@@ -77,14 +95,12 @@ def environment_table(campaign: Campaign) -> Table:
     if env.get("machine") or campaign.system.machine:
         rows.append((text("machine"), text(str(env.get("machine") or campaign.system.machine))))
     memory = env.get("memory_total_kib")
+    clock, build_tool = _clock_and_build_tool(campaign, env, value("cmake", "build_tool"))
     rows += [
-        (text("clock"), text(fmt.format_clock(env))),
+        (text("clock"), text(clock)),
         (text("memory"), text(fmt.format_mib(int(memory) if memory is not None else None))),
         (text("OS / kernel"), text(f"{value('os')} / {value('kernel')}")),
-        (
-            text("compiler / build tool"),
-            text(f"{value('compiler')} / {value('cmake', 'build_tool')}"),
-        ),
+        (text("compiler / build tool"), text(f"{value('compiler')} / {build_tool}")),
         (
             text("campaign start / end (UTC)"),
             text(f"{fmt.format_utc(campaign.started_utc)} / {fmt.format_utc(campaign.ended_utc)}"),

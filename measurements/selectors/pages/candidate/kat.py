@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from measurements import formatting as fmt
+from measurements import links
 from measurements.models import KatIssue
 from measurements.selectors.pages.candidate.data import CandidateData
 from measurements.selectors.pages.cells import Table, code, text
@@ -19,7 +20,8 @@ KatNote = tuple[int, str, str]  # (number, action, cause)
 class KatSection:
     table: Table
     notes: tuple[KatNote, ...]
-    manifest: str  # the SHA-256 manifest of the submitted KAT files
+    manifest: str  # imported campaigns: the harness manifest the published page cites
+    logs: tuple[tuple[str, str], ...] = ()  # our campaigns: (path, url) of each stored KAT log
 
 
 def kat_notes(
@@ -68,4 +70,14 @@ def kat_section(data: CandidateData) -> KatSection:
         table=Table("kat", ("instance", "build flags", "KAT"), tuple(rows)),
         notes=tuple(notes),
         manifest=f"{data.submission.key}/kat.sha256",
+        logs=_kat_logs(data),
     )
+
+
+def _kat_logs(data: CandidateData) -> tuple[tuple[str, str], ...]:
+    """The KAT logs stored for our own campaigns (reference, comparison and digests are there)."""
+    if data.campaign.source != "measured":
+        return ()
+    builds = [data.builds[i.pk] for i in data.instances if i.pk in data.builds]
+    logs = [b.kat_log for b in builds if b.kat_log is not None]
+    return tuple((log.relative_path, links.evidence_url(log.pk)) for log in logs)
