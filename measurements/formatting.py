@@ -289,6 +289,24 @@ def format_precision(reached: float | None, target: float | None, missed_reason:
     return f"{text}, target {_percent_2sig(target)} % met"
 
 
+def format_input_spread(pool: Mapping[str, object] | None) -> str:
+    """`±19 % across 16 inputs (noise ±1.1 %): depends on the input` or `±0.9 % across 16
+    inputs`: the interquartile half-range of the per-input medians, relative to their median."""
+    if not pool or _is_missing(pool.get("spread_relative")):
+        if pool and pool.get("error"):
+            return f"not measured: {pool['error']}"
+        return MISSING
+    spread = f"±{_percent_2sig(float(pool['spread_relative']) / 2)} %"
+    text = f"{spread} across {pool.get('pool_size')} inputs"
+    if pool.get("input_dependent"):
+        noise = max(
+            float(pool.get("noise_relative") or 0.0),
+            float(pool.get("process_spread_relative") or 0.0),
+        )
+        return f"{text} (noise ±{_percent_2sig(noise)} %): depends on the input"
+    return text
+
+
 def format_cycles_interval(median: float | None, low: float | None, high: float | None) -> str:
     """`123.7 k (123.1 k–124.2 k)`: a median with its confidence interval."""
     if _is_missing(median):

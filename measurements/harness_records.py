@@ -302,6 +302,7 @@ def parse_timing_record(path: str, data: Any) -> TimingRecord:
         throughput_mb_per_second=throughput,
         sizes=_sizes(r),
         kex=r.raw("kex", required=False) or {},
+        input_pool=r.raw("input_pool", required=False) or {},
         build_flags=r.str("build_flags", required=False),
         baseline_rss_bytes=r.int("baseline_rss_bytes", required=status == "complete"),
         peak_rss_bytes=r.int("peak_rss_bytes", required=status == "complete"),
@@ -379,6 +380,8 @@ def timing_record_json(record: TimingRecord) -> dict[str, Any]:
         "timing_scope": record.timing_scope,
         "kex": record.kex,
     }
+    if record.input_pool:
+        data["input_pool"] = record.input_pool
     if record.error is not None:
         data["error"] = record.error
     data.update(_aggregates_json(record))

@@ -286,6 +286,8 @@ class Measurement(models.Model):
     stack_high_water_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     sizes = models.JSONField(default=dict, blank=True)
     kex = models.JSONField(default=dict, blank=True)
+    # Timing over a seeded pool of inputs (our own driver only): runner.harness.input_pool.
+    input_pool = models.JSONField(default=dict, blank=True)
     counter = models.JSONField(default=dict, blank=True)
     evidence = models.ForeignKey(
         EvidenceFile, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -126,6 +126,9 @@ class TimingRecord:
     environment: dict[str, Any] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     kex: dict[str, Any] = field(default_factory=dict)
+    #: The same operation timed over a seeded pool of inputs (runner.harness.input_pool), where
+    #: measured: pool size, first input, per-input medians, spread across inputs and noise.
+    input_pool: dict[str, Any] = field(default_factory=dict)
     baseline_rss_bytes: int | None = None
     peak_rss_bytes: int | None = None
     stack_high_water_bytes: int | None = None

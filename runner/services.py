@@ -140,6 +140,8 @@ class CampaignSettings:
     operations: tuple[str, ...] | None = None
     hash_lengths: tuple[int, ...] | None = None
     instances: tuple[str, ...] | None = None  # labels; None: every instance of the manifests
+    #: Inputs of the seeded pool timed after each non-hash operation (0: no pool).
+    input_pool: int = 16
 
     @classmethod
     def from_stored(cls, stored: dict[str, Any] | None) -> CampaignSettings:
@@ -222,6 +224,7 @@ QUICK_SETTINGS: dict[str, Any] = {
     "adaptive_overrides": {"budget_s": 2.0},
     "profile_overrides": {"target_s": 0.02, "max_operations": 20},
     "hash_lengths": (32, 1024),
+    "input_pool": 4,
 }
 
 

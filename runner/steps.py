@@ -241,6 +241,7 @@ def run_measure(step: CampaignStep) -> StepOutcome:
     )
     kat = _kat_step_result(step)
     candidate, label = step.instance.submission.key, step.instance.label
+    pool = _input_pool(step, measured, library) if not measured.error else {}
     record = measured.to_record(
         candidate=candidate,
         label=label,
@@ -249,6 +250,7 @@ def run_measure(step: CampaignStep) -> StepOutcome:
         flags=kat.get("flags", ""),
         library=str(library),
         environment=step.campaign.environment,
+        input_pool=pool,
     )
 
     def store() -> None:
@@ -268,6 +270,39 @@ def run_measure(step: CampaignStep) -> StepOutcome:
         result={"measurements": record.measurements, "wall_s": measured.wall_s},
         store=store,
     )
+
+
+def _input_pool(step: CampaignStep, measured: Any, library: Path) -> dict[str, Any]:
+    """The operation timed over the campaign's seeded pool of inputs (none for hash lengths).
+
+    Each input is one sandboxed process of about a quarter of a fixed-input process; its noise is
+    judged against the fixed input's process-to-process spread. A failing input is recorded as
+    the pool's error (the fixed-input figure stands)."""
+    from runner.harness.input_pool import measure_input_pool, process_spread_relative
+    from runner.harness.timing import TimingError, run_samples
+
+    size = _settings(step).input_pool
+    plan = measured.plan
+    if not size or step.input_bytes or not plan.get("iterations_per_trial"):
+        return {}
+    medians = [sorted(g)[len(g) // 2] for g in run_samples(measured.runs) if g]
+    batch = int(plan.get("batch_calls") or 1)
+    iterations = max(4 * batch, int(plan["iterations_per_trial"]) // 4)
+    try:
+        pool = measure_input_pool(
+            driver=timing_driver(),
+            library=library,
+            operation=step.operation,
+            iterations=iterations,
+            batch=batch,
+            pool_size=size,
+            cpu=_settings(step).cpu,
+            counter=_settings(step).counter,
+            process_spread_relative=process_spread_relative(medians),
+        )
+    except TimingError as exc:
+        return {"pool_size": size, "error": str(exc)}
+    return pool.as_dict()
 
 
 def _digest_bits(step: CampaignStep) -> int | None:

@@ -207,18 +207,26 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "stack_high_water_bytes",
             "sizes",
             "kex",
+            "input_pool",
             "counter",
             "environment",
             "evidence",
             "trials_url",
         ]
         extra_kwargs = {
+            "input_pool": {
+                "help_text": "Our own measurements: the operation timed over a seeded pool of "
+                "inputs — pool_size, first_input, median (counter units per call), "
+                "spread_relative (interquartile range of the per-input medians over their "
+                "median), noise_relative, process_spread_relative, input_dependent and the "
+                "per-input figures. Empty where not measured."
+            },
             "kex": {
                 "help_text": "Key exchange only: the run the timing driver checked before timing "
                 "— passes, pk_a_bytes, pk_b_bytes, sk_bytes, sta_bytes, stb_bytes, ss_bytes, "
                 "msg_capacity_bytes and messages (bytes of each pass's message). Empty for the "
                 "other categories."
-            }
+            },
         }
 
     @extend_schema_field(serializers.CharField())
@@ -238,7 +246,7 @@ class MeasurementSerializer(_InstanceScopedSerializer):
 MEASUREMENT_CSV_COLUMNS: list[str] = [
     f
     for f in MeasurementSerializer.Meta.fields
-    if f not in {"environment", "kex", "counter", "trials_url"}
+    if f not in {"environment", "kex", "input_pool", "counter", "trials_url"}
 ]
 
 

@@ -259,6 +259,7 @@ def _measurement_values(record: TimingRecord, campaign: Campaign) -> dict[str, A
         "stack_high_water_bytes": record.stack_high_water_bytes,
         "sizes": record.sizes,
         "kex": record.kex,
+        "input_pool": record.input_pool,
         "counter": record.counter,
         **_aggregate_values(record.aggregates, record.sample_stats),
         **_precision_values(record.sample_stats, record.plan, _campaign_target(campaign)),

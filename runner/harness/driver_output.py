@@ -366,6 +366,7 @@ def build_timing_record(
     ended_utc: str | None = None,
     environment: dict[str, Any] | None = None,
     error: str | None = None,
+    input_pool: dict[str, Any] | None = None,
 ) -> TimingRecord:
     """The timing record of the accepted runs (one per trial process), built once, here.
 
@@ -401,6 +402,7 @@ def build_timing_record(
         library=library,
         library_sha256=library_sha256,
         error=error,
+        input_pool=input_pool or {},
         **_run_figures(runs if trials else []),
     )
 

@@ -33,6 +33,7 @@ QUICK = CampaignSettings(
     instances=("rlwe-lpr-256-toy",),
     guide_overrides={"trials": 3, "target_trial_s": 0.02, "min_total_calls": 10},
     profile_overrides={"target_s": 0.02, "max_operations": 20},
+    input_pool=2,
 )
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -175,6 +175,7 @@ def _run_campaign(tmp_path: Path) -> tuple[Campaign, dict[str, str]]:
         planner="guide",
         guide_overrides={"trials": 3, "target_trial_s": 0.02, "min_total_calls": 10},
         profile_overrides={"target_s": 0.02, "max_operations": 20},
+        input_pool=2,
     )
     with worker("box_k", tmp_path):
         campaign = campaign_start(

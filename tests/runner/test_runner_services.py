@@ -186,6 +186,7 @@ def test_rerun_failed_measures_again_and_resume_closes(db, tmp_path, settings):
         operations=("keygen",),
         guide_overrides={"trials": 2, "target_trial_s": 0.01, "min_total_calls": 5},
         profile_overrides={"target_s": 0.01, "max_operations": 5},
+        input_pool=2,
     )
     campaign = campaign_start(system_key="here_3", settings=quick, enqueue=False)
     steps = {s.phase: s for s in campaign.steps.all()}

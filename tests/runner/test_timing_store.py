@@ -4,6 +4,7 @@ services, recomputable. Steps run in this process; test_campaign_cluster runs th
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ TINY = {
     "guide_overrides": {"trials": 2, "target_trial_s": 0.01, "min_total_calls": 20},
     "profile_overrides": {"target_s": 0.02, "max_operations": 50},
     "hash_lengths": (32, 4096),
+    "input_pool": 2,
 }
 
 
@@ -93,7 +95,9 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
     from measurements.uncertainty import next_campaign_bounds
 
     page = candidate_page("steps_1", campaign.steps.first().instance.submission.key)
-    assert page.performance.headers[-2:] == ("median per call (next campaign, 95 %)", "precision")
+    pool = () if category == "hash" else ("across inputs",)  # hash lengths have no pool
+    expected = ("median per call (next campaign, 95 %)", "precision", *pool)
+    assert page.performance.headers[-len(expected) :] == expected
     # The guide plan runs fixed trials; the campaign's 1 % target is met or missed for that reason.
     for m in stored:
         assert m.precision_target == 0.01
@@ -158,9 +162,9 @@ def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(w
     from io import StringIO
 
     from django.core.management import call_command
-    from measurements.selectors.candidate_page import candidate_page
 
     from measurements.formatting import format_precision
+    from measurements.selectors.pages.candidate import candidate_page
 
     # A target no run can reach within a tiny budget: the adaptive planner stops on the budget.
     campaign = run_campaign(
@@ -169,14 +173,16 @@ def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(w
         target_precision=1e-6,
         adaptive_overrides={"budget_s": 0.3, "trial_target_s": 0.01, "calibration_s": 0.005},
         operations=("keygen", "dec"),
+        input_pool=0,  # no pool: the precision column is the last one
     )
     stored = list(Measurement.objects.filter(campaign=campaign).order_by("operation"))
     assert [m.operation for m in stored] == ["dec", "keygen"]
     for m in stored:
         assert m.status == "complete" and m.plan["stopped_by"] == "budget"
+        # precision reached = how far the next campaign may land: √2 × the interval's half-width
         half = (m.sample_ci95_high_cycles - m.sample_ci95_low_cycles) / 2 / m.sample_median_cycles
-        assert m.precision_reached == pytest.approx(half, rel=1e-12)
-        assert m.precision_reached == pytest.approx(m.plan["ci95_half_width_relative"])
+        assert m.precision_reached == pytest.approx(math.sqrt(2) * half, rel=1e-12)
+        assert m.precision_reached == pytest.approx(m.plan["precision_reached"])
         assert m.precision_target == 1e-6 and m.target_missed_reason == "budget"
         assert m.target_met is False
     shown = {m.operation: format_precision(m.precision_reached, 1e-6, "budget") for m in stored}
@@ -184,7 +190,7 @@ def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(w
 
     # The candidate page: a precision column next to the interval, the miss spelled out.
     page = candidate_page("steps_1", "kem-ex1")
-    assert page.performance.headers[-2:] == ("median per call (95 % CI)", "precision")
+    assert page.performance.headers[-2:] == ("median per call (next campaign, 95 %)", "precision")
     by_op = {row[1].text: row[-1].text for row in page.performance.rows}
     assert by_op == {"keygen": shown["keygen"], "enc": "–", "dec": shown["dec"]}  # enc not run
     html = client.get("/performance/steps_1/kem-ex1/").content.decode()
@@ -204,3 +210,31 @@ def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(w
     out = StringIO()
     call_command("campaign_status", campaign.key, stdout=out, stderr=StringIO())
     assert "  precision targets: 0 met, 2 missed (budget 2)" in out.getvalue()
+
+
+@pytest.mark.slow
+def test_input_pool_of_a_ciphertext_dependent_decapsulation_is_stored_and_shown(work_dir, client):
+    """rlwe-lpr-256-vt decapsulates with 0–7 extra products chosen by the ciphertext: the pool
+    of 8 seeded inputs finds the spread, the page and the API say so; keygen is not timed."""
+    from measurements.selectors.pages.candidate import candidate_page
+    from measurements.selectors.pages.candidate.performance import INPUT_POOL_HEADER
+
+    campaign = run_campaign(
+        "kem", instances=("rlwe-lpr-256-vt",), operations=("dec",), input_pool=8
+    )
+    dec = Measurement.objects.get(campaign=campaign, operation="dec")
+    pool = dec.input_pool
+    assert pool["pool_size"] == 8 and pool["first_input"] == 1
+    assert [i["input_seed"] for i in pool["inputs"]] == list(range(1, 9))
+    assert pool["spread_relative"] > 0.2 and pool["input_dependent"] is True
+    # the evidence record carries the same pool
+    assert json.loads(bytes(dec.evidence.content))["input_pool"] == pool
+    page = candidate_page("steps_1", "kem-ex1")
+    assert page.performance.headers[-1] == INPUT_POOL_HEADER
+    [row] = [
+        r for r in page.performance.rows if r[0].text == "rlwe-lpr-256-vt" and r[1].text == "dec"
+    ]
+    assert "across 8 inputs (noise ±" in row[-1].text
+    assert row[-1].text.endswith(": depends on the input")
+    api = client.get(f"/api/v1/measurements/{dec.pk}/").json()
+    assert api["input_pool"]["input_dependent"] is True

@@ -87,7 +87,9 @@ def test_a_record_is_stored_with_the_aggregates_it_was_built_with():
     assert m.measurements == 100 and m.planner == "adaptive" and m.cpu == 3
     assert m.median_trial_cycles == pytest.approx(105_000)
     assert (m.sample_median_cycles, m.sample_q1_cycles) == (105_000, 100_000)
-    assert m.sample_ci95_high_cycles == record.sample_stats.ci95_high == 110_000
+    # process-level interval over the two processes' medians (100 000 and 110 000): t(1) · 5 000
+    assert m.sample_ci95_high_cycles == record.sample_stats.ci95_high
+    assert m.sample_ci95_high_cycles == pytest.approx(105_000 + 12.706 * 5_000)
     assert list(m.trials.values_list("process_index", "cycles")) == [(0, 5_000_000), (1, 5_500_000)]
 
 

@@ -53,6 +53,7 @@ MEASUREMENT_FIELDS = (
     "target_missed_reason",
     "sizes",
     "kex",
+    "input_pool",
     "evidence__id",
     "evidence__relative_path",
     "evidence__sha256",

@@ -50,21 +50,29 @@ def row_head(data: CandidateData, instance: Instance, row_key: RowKey) -> tuple[
     return (code(instance.label), text(operation_label(data.category, op, nbytes)))
 
 
+#: Our own measurements: the same operation over a seeded pool of inputs (one process each).
+INPUT_POOL_HEADER = "across inputs"
+
+
 def performance_table(data: CandidateData) -> Table:
     with_samples = any(m.sample_median_cycles is not None for m in data.measurements)
     # Our campaigns have a precision target: what each figure reached, and a missed target, sit
     # next to the interval ("±14 %, target 1 % not reached: budget").
     with_precision = any(m.precision_reached is not None for m in data.measurements)
+    with_pool = any(m.input_pool for m in data.measurements)
     rows = []
     for instance in data.instances:
         for row_key in data.row_keys:
             m = data.by_key.get((instance.pk, *row_key))
             figures = _hash_figures(m, row_key[1]) if data.is_hash else _operation_figures(m)
             extra = _sample_cells(m, with_samples=with_samples, with_precision=with_precision)
+            if with_pool:
+                extra += (text(fmt.format_input_spread(m.input_pool if m else None)),)
             rows.append(row_head(data, instance, row_key) + figures + (_n_cell(m),) + extra)
     headers = HASH_PERFORMANCE_HEADERS if data.is_hash else PERFORMANCE_HEADERS
     headers += (SAMPLE_HEADER,) if with_samples else ()
     headers += ("precision",) if with_precision else ()
+    headers += (INPUT_POOL_HEADER,) if with_pool else ()
     return Table("performance", headers, tuple(rows))
 
 
