@@ -299,10 +299,7 @@ def format_input_spread(pool: Mapping[str, object] | None) -> str:
     spread = f"±{_percent_2sig(float(pool['spread_relative']) / 2)} %"
     text = f"{spread} across {pool.get('pool_size')} inputs"
     if pool.get("input_dependent"):
-        noise = max(
-            float(pool.get("noise_relative") or 0.0),
-            float(pool.get("process_spread_relative") or 0.0),
-        )
+        noise = float(pool.get("noise_relative") or 0.0) / 2
         return f"{text} (noise ±{_percent_2sig(noise)} %): depends on the input"
     return text
 

@@ -278,14 +278,14 @@ def _input_pool(step: CampaignStep, measured: Any, library: Path) -> dict[str, A
     Each input is one sandboxed process of about a quarter of a fixed-input process; its noise is
     judged against the fixed input's process-to-process spread. A failing input is recorded as
     the pool's error (the fixed-input figure stands)."""
-    from runner.harness.input_pool import measure_input_pool, process_spread_relative
+    from runner.harness.input_pool import floor_of, measure_input_pool, process_spread_relative
     from runner.harness.timing import TimingError, run_samples
 
     size = _settings(step).input_pool
     plan = measured.plan
     if not size or step.input_bytes or not plan.get("iterations_per_trial"):
         return {}
-    medians = [sorted(g)[len(g) // 2] for g in run_samples(measured.runs) if g]
+    floors = [floor_of(g) for g in run_samples(measured.runs) if g]
     batch = int(plan.get("batch_calls") or 1)
     iterations = max(4 * batch, int(plan["iterations_per_trial"]) // 4)
     try:
@@ -298,7 +298,7 @@ def _input_pool(step: CampaignStep, measured: Any, library: Path) -> dict[str, A
             pool_size=size,
             cpu=_settings(step).cpu,
             counter=_settings(step).counter,
-            process_spread_relative=process_spread_relative(medians),
+            process_spread_relative=process_spread_relative(floors),
         )
     except TimingError as exc:
         return {"pool_size": size, "error": str(exc)}

@@ -112,3 +112,21 @@ def test_interval_and_memory_sizes():
     assert format_cycles_interval(5000, None, None) == "5000"
     assert format_size_bytes(3412) == "3412 B"
     assert format_size_bytes(53_248) == "52 KiB"
+
+
+def test_input_spread():
+    from measurements.formatting import format_input_spread
+
+    flat = {"spread_relative": 0.018, "pool_size": 16, "input_dependent": False}
+    assert format_input_spread(flat) == "±0.9 % across 16 inputs"
+    varies = {
+        "spread_relative": 0.38,
+        "noise_relative": 0.02,
+        "pool_size": 8,
+        "input_dependent": True,
+    }
+    assert format_input_spread(varies) == "±19 % across 8 inputs (noise ±1 %): depends on the input"
+    assert format_input_spread({}) == "–"
+    assert (
+        format_input_spread({"pool_size": 4, "error": "dec refused"}) == "not measured: dec refused"
+    )

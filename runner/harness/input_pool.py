@@ -35,6 +35,9 @@ class InputTiming:
     ci95_low: float
     ci95_high: float
     samples: int
+    #: The 10th percentile of the per-call samples: interference only ever makes a batch
+    #: slower, so the fastest batches are the least disturbed measure of an input's own cost.
+    floor: float = 0.0
 
     @property
     def noise_relative(self) -> float:
@@ -50,7 +53,7 @@ class InputPoolResult:
     first_input: int
     inputs: tuple[InputTiming, ...]
     #: Process-to-process spread of the fixed input (relative interquartile range of its
-    #: processes' medians), given by the caller from the fixed-input measurement: every input
+    #: processes' floors), given by the caller from the fixed-input measurement: every input
     #: runs in its own process, so this much spread appears even for a constant-time operation.
     process_spread_relative: float = 0.0
 
@@ -64,26 +67,27 @@ class InputPoolResult:
 
     @property
     def spread_relative(self) -> float:
-        """Interquartile range of the per-input medians, relative to their median."""
-        medians = sorted(i.median for i in self.inputs)
-        if len(medians) < 2 or not self.median:
+        """Interquartile range of the per-input floors, relative to their median: how much an
+        input's own cost varies, robust to a loaded machine (which inflates medians)."""
+        floors = sorted(i.floor for i in self.inputs)
+        if len(floors) < 2:
             return 0.0
-        q1, _, q3 = statistics.quantiles(medians, n=4, method="inclusive")
-        return (q3 - q1) / self.median
+        q1, centre, q3 = statistics.quantiles(floors, n=4, method="inclusive")
+        return (q3 - q1) / centre if centre else 0.0
 
     @property
     def noise_relative(self) -> float:
-        """The typical (median) within-input 95 % interval half-width, relative."""
+        """The spread a constant-time operation would show across the pool: every input is one
+        process, so it is the fixed input's process-to-process spread of floors where that was
+        measured, else the typical (median) within-input 95 % interval half-width."""
+        if self.process_spread_relative:
+            return self.process_spread_relative
         return statistics.median(i.noise_relative for i in self.inputs)
 
     @property
     def input_dependent(self) -> bool:
-        """True when the time varies across inputs by more than measurement noise explains.
-
-        Noise is the larger of the within-input interval and the fixed input's process-to-process
-        spread; "more than" means over twice that.
-        """
-        return self.spread_relative > 2 * max(self.noise_relative, self.process_spread_relative)
+        """True when the time varies across inputs by more than twice the noise."""
+        return self.spread_relative > 2 * self.noise_relative
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -100,9 +104,19 @@ class InputPoolResult:
         }
 
 
+def floor_of(samples: Sequence[float]) -> float:
+    """The 10th percentile of per-call samples (the least disturbed batches)."""
+    data = sorted(samples)
+    if len(data) < 2:
+        return float(data[0]) if data else 0.0
+    return statistics.quantiles(data, n=10, method="inclusive")[0]
+
+
 def input_timing(input_seed: int, samples: Sequence[float]) -> InputTiming:
     stats = sample_stats(samples)
-    return InputTiming(input_seed, stats.median, stats.ci95_low, stats.ci95_high, stats.count)
+    return InputTiming(
+        input_seed, stats.median, stats.ci95_low, stats.ci95_high, stats.count, floor_of(samples)
+    )
 
 
 def measure_input_pool(
@@ -150,9 +164,9 @@ def measure_input_pool(
     )
 
 
-def process_spread_relative(process_medians: Sequence[float]) -> float:
-    """Relative interquartile range of per-process medians of one input (0 below 2 processes)."""
-    values = sorted(process_medians)
+def process_spread_relative(process_floors: Sequence[float]) -> float:
+    """Relative interquartile range of per-process floors of one input (0 below 2 processes)."""
+    values = sorted(process_floors)
     if len(values) < 2:
         return 0.0
     q1, centre, q3 = statistics.quantiles(values, n=4, method="inclusive")
