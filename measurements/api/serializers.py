@@ -26,6 +26,7 @@ from measurements.models import (
     Submission,
     System,
 )
+from measurements.provenance import provenance
 from measurements.selectors.api import TRIAL_FIELDS
 
 
@@ -161,6 +162,7 @@ class KATResultSerializer(serializers.ModelSerializer):
 
 class MeasurementSerializer(_InstanceScopedSerializer):
     trials_url = serializers.SerializerMethodField()
+    provenance = serializers.SerializerMethodField()
 
     class Meta:
         model = Measurement
@@ -169,6 +171,7 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "input_bytes",
             "status",
             "planner",
+            "provenance",
             "plan",
             "flags",
             "build_flags",
@@ -202,6 +205,11 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "evidence",
             "trials_url",
         ]
+
+    @extend_schema_field(serializers.CharField())
+    def get_provenance(self, obj: Measurement) -> str:
+        """ "published page, no raw trials" for figures read back from a published page."""
+        return provenance(obj.campaign)
 
     @extend_schema_field(serializers.CharField())
     def get_trials_url(self, obj: Measurement) -> str:

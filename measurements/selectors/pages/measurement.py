@@ -22,6 +22,7 @@ from measurements.api.links import (
 )
 from measurements.domain import HASH_CATEGORIES
 from measurements.models import Measurement, Trial
+from measurements.provenance import is_published
 from measurements.selectors.system_pages import candidate_url, evidence_url
 from measurements.stats import median_confidence_ranks, sample_stats
 
@@ -82,6 +83,10 @@ class MeasurementPage:
     api_trials_url: str
     api_trials_csv_url: str
     csv_url: str
+
+    @property
+    def published(self) -> bool:
+        return is_published(self.measurement.campaign)
 
     @property
     def has_trials(self) -> bool:
