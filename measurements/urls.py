@@ -29,6 +29,11 @@ urlpatterns = [
         candidate.candidate_markdown_download,
         name="candidate_markdown",
     ),
+    re_path(
+        rf"^candidates/(?P<submission_key>{SUBMISSION_URL_PATTERN})/$",
+        compare.candidate_profile,
+        name="profile",
+    ),
     path("evidence/<int:evidence_id>/", evidence.evidence_detail, name="evidence"),
     path("evidence/<int:evidence_id>/raw/", evidence.evidence_raw, name="evidence_raw"),
 ]

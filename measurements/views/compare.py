@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 
 from measurements import charts_detail
 from measurements.selectors.pages import measurement as measurement_pages
+from measurements.selectors.pages import profile as profile_pages
 from measurements.selectors.pages import rankings as rankings_pages
 from measurements.views.downloads import table_csv_response
 
@@ -40,3 +41,21 @@ def measurement_detail(request: HttpRequest, measurement_id: int) -> HttpRespons
         )
     chart = mark_safe(charts_detail.strip_plot(page))  # noqa: S308 (built from escaped parts)
     return render(request, "measurements/compare/measurement.html", {"page": page, "chart": chart})
+
+
+def candidate_profile(request: HttpRequest, submission_key: str) -> HttpResponse:
+    page = profile_pages.profile_page(submission_key)
+    if request.GET.get("format") == "csv":
+        return table_csv_response(
+            f"profile-{page.submission.key}",
+            ["instance", "target (bits)", "operation"]
+            + [f"{s.key} mean cycles" for s in page.systems]
+            + page.ratio_headers,
+            (
+                [row.instance, row.target, row.operation]
+                + [f.text for f in row.figures]
+                + row.ratios
+                for row in page.rows
+            ),
+        )
+    return render(request, "measurements/compare/profile.html", {"page": page})

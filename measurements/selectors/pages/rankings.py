@@ -31,6 +31,7 @@ from measurements.models import (
     Measurement,
     System,
 )
+from measurements.selectors.pages.sizes import size_figure
 from measurements.selectors.system_pages import campaign_for_system, candidate_url
 
 DEFAULT_TARGET = 128
@@ -40,12 +41,6 @@ RULE = (
     "cycle columns."
 )
 NO_LIBRARY = {KatStatus.BUILDFAIL.value, KatStatus.LOADFAIL.value}
-#: Catalog attribute and API size key behind each size column (`SummarySection.size_keys`).
-CATALOG_SIZES = {
-    "pk": ("public_key_bytes", "pk_bytes"),
-    "ct": ("ciphertext_bytes", "ct_bytes"),
-    "sig": ("signature_bytes", "signature_bytes"),
-}
 
 
 @dataclass(frozen=True)
@@ -380,7 +375,11 @@ class _RankingData:
         )
         cells = row.cells
         cells["id"] = RankingCell(sub.key, sub.key, href=row.candidate_url)
-        cells["algorithm"] = RankingCell(sub.algorithm or fmt.MISSING, sub.algorithm)
+        cells["algorithm"] = RankingCell(
+            sub.algorithm or fmt.MISSING,
+            sub.algorithm,
+            href=reverse("measurements:profile", kwargs={"submission_key": sub.key}),
+        )
         cells["instance"] = RankingCell(instance.label, instance.label)
         cells["target"] = RankingCell(
             fmt.format_int(instance.security_target_bits),
@@ -400,17 +399,13 @@ class _RankingData:
     def _size_cell(self, instance: Instance, size_key: str) -> RankingCell:
         """The size the candidate page shows: the curated catalog's, else the API's."""
         key = (instance.submission.key, instance.label)
-        if size_key == "transferred":
-            bw = self.bandwidth.get(key)
-            value = bw.protocol_message_bytes if bw else None
-            return RankingCell(fmt.format_size(value), value, numeric=True)
-        attr, api_key = CATALOG_SIZES[size_key]
-        entry = self.catalog.get(key)
-        if entry is not None and getattr(entry, attr) is not None:
-            value = getattr(entry, attr)
-            return RankingCell(fmt.format_size(value, entry.basis), value, numeric=True)
-        value = self.api_sizes.get(instance.pk, {}).get(api_key) or None
-        return RankingCell(fmt.format_size(value), value, numeric=True)
+        figure = size_figure(
+            size_key,
+            self.catalog.get(key),
+            self.bandwidth.get(key),
+            self.api_sizes.get(instance.pk, {}),
+        )
+        return RankingCell(figure.text, figure.value, numeric=True)
 
     def _unranked(self, instances: list[Instance], system_key: str) -> UnrankedRow:
         sub = instances[0].submission
