@@ -13,6 +13,7 @@ urlpatterns = [
     path("survey/", system.survey, name="survey"),
     path("kat/", system.kat_overview, name="kat_overview"),
     path("rankings/<slug:category>/", compare.rankings, name="rankings"),
+    path("compare/", compare.compare, name="compare"),
     path("measurements/<int:measurement_id>/", compare.measurement_detail, name="measurement"),
     path("performance/<slug:system>/", system.system_summary, name="summary"),
     path("performance/<slug:system>/method/", system.system_method, name="method"),

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
 from measurements import charts_detail
+from measurements.selectors.pages import compare as compare_pages
 from measurements.selectors.pages import measurement as measurement_pages
 from measurements.selectors.pages import profile as profile_pages
 from measurements.selectors.pages import rankings as rankings_pages
@@ -59,3 +60,20 @@ def candidate_profile(request: HttpRequest, submission_key: str) -> HttpResponse
             ),
         )
     return render(request, "measurements/compare/profile.html", {"page": page})
+
+
+def compare(request: HttpRequest) -> HttpResponse:
+    page = compare_pages.compare_page(request.GET.dict())
+    if request.GET.get("format") == "csv":
+        return table_csv_response(
+            "compare-" + "-vs-".join(item.spec.replace(":", "-") for item in page.items),
+            ["figure"]
+            + [item.header for item in page.items]
+            + page.ratio_headers
+            + page.beyond_headers,
+            (
+                [row.figure] + [c.text for c in row.cells] + row.ratios + row.beyond
+                for row in page.rows
+            ),
+        )
+    return render(request, "measurements/compare/compare.html", {"page": page})

@@ -152,7 +152,12 @@ def _interval(trials: list[Trial]) -> MedianInterval | None:
             coverage=binomial_coverage(stats.count, low, high),
             count=stats.count,
         )
-    per_call = sorted(t.cycles / t.measurements for t in trials if t.measurements)
+    return interval_from_trials([t.cycles / t.measurements for t in trials if t.measurements])
+
+
+def interval_from_trials(per_call_cycles: list[float]) -> MedianInterval | None:
+    """The median of the trials' cycles per call, bounded by order statistics."""
+    per_call = sorted(per_call_cycles)
     if not per_call:
         return None
     low, high = median_confidence_ranks(len(per_call))

@@ -136,6 +136,18 @@ class RankingsPage:
     categories: tuple[tuple[str, str], ...] = ()
 
     @property
+    def compare_url(self) -> str:
+        """Compare the first two rows (empty with fewer than two)."""
+        if len(self.rows) < 2:
+            return ""
+        params = {
+            key: f"{row.submission_key}:{row.instance_label}"
+            for key, row in zip("ab", self.rows[:2], strict=True)
+        }
+        query = urlencode({**params, "system": self.filters.system})
+        return f"{reverse('measurements:compare')}?{query}"
+
+    @property
     def csv_url(self) -> str:
         return f"{self.filters.url()}&format=csv"
 
