@@ -3,12 +3,13 @@
 from django.urls import path, re_path
 
 from measurements.domain import SUBMISSION_URL_PATTERN
-from measurements.views import candidate, compare, evidence, system
+from measurements.views import candidate, compare, evidence, site, system
 
 app_name = "measurements"
 
 urlpatterns = [
     path("", system.performance_index, name="index"),
+    path("favicon.ico", site.favicon, name="favicon"),
     path("size-audit/", system.size_audit, name="size_audit"),
     path("survey/", system.survey, name="survey"),
     path("kat/", system.kat_overview, name="kat_overview"),

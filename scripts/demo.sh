@@ -26,4 +26,5 @@ if [ -x scripts/demo_campaign.sh ]; then
   scripts/demo_campaign.sh
 fi
 echo "NGCC Perf is serving on http://127.0.0.1:$PORT/ (Ctrl-C stops it)"
-exec $PY manage.py runserver "127.0.0.1:$PORT"
+# DEBUG off so that a missing page shows the project's 404 page (static files still served).
+DEBUG=${DEBUG:-0} exec $PY manage.py runserver --insecure "127.0.0.1:$PORT"

@@ -182,6 +182,10 @@ class IndexPage:
     api_url: str = ""
     api_submissions_url: str = ""
 
+    @property
+    def ranking_categories(self) -> list[tuple[str, str]]:
+        return [(key, spec.label) for key, spec in CATEGORIES.items() if spec.summary is not None]
+
 
 def index_page() -> IndexPage:
     """Systems with their campaigns and candidate counts; submissions with links to their
@@ -212,10 +216,15 @@ def index_page() -> IndexPage:
     ]
     grouped: dict[str, list[IndexSubmission]] = defaultdict(list)
     for sub in submissions:
+        # The ICCS helpers have no candidate page: they are a section of each summary.
         links = [
             (
                 s.key,
-                candidate_url(s.key, sub.key)
+                (
+                    f"{summary_url(s.key)}#iccs-hash-helpers"
+                    if sub.category == Category.ICCS
+                    else candidate_url(s.key, sub.key)
+                )
                 if (s.id, sub.id) in built or (s.id, sub.id) in measured
                 else None,
             )
