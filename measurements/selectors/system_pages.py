@@ -286,6 +286,12 @@ class SummaryRow:
     raw_cycles: dict[str, float | None] = field(default_factory=dict)
     #: Detail page of the measurement behind each figure cell ("" where none).
     figure_urls: list[str] = field(default_factory=list)
+    #: Not timed because of a KAT issue with action "exclude".
+    excluded: bool = False
+
+    @property
+    def has_figures(self) -> bool:
+        return any(v is not None for v in self.raw_cycles.values())
 
     @property
     def linked_cells(self) -> list[tuple[str, str]]:
@@ -311,8 +317,50 @@ class SummarySection:
         ]
 
     @property
+    def rows_with_figures(self) -> list[SummaryRow]:
+        """Rows of the candidates with at least one figure (all their instances)."""
+        measured = {r.submission_key for r in self.rows if r.has_figures}
+        return [r for r in self.rows if r.submission_key in measured]
+
+    @property
+    def rows_without_figures(self) -> list[SummaryRow]:
+        measured = {r.submission_key for r in self.rows if r.has_figures}
+        return [r for r in self.rows if r.submission_key not in measured]
+
+    @property
+    def candidates_without_figures(self) -> list[UnmeasuredCandidate]:
+        """One line per candidate without any figure, with the reason."""
+        grouped: dict[str, list[SummaryRow]] = defaultdict(list)
+        for row in self.rows_without_figures:
+            grouped[row.submission_key].append(row)
+        return [UnmeasuredCandidate.from_rows(rows) for rows in grouped.values()]
+
+    @property
     def measured_rows(self) -> int:
         return sum(1 for r in self.rows if any(v is not None for v in r.raw_cycles.values()))
+
+
+@dataclass(frozen=True)
+class UnmeasuredCandidate:
+    submission_key: str
+    algorithm: str
+    candidate_url: str
+    instances: int
+    reason: str
+
+    @classmethod
+    def from_rows(cls, rows: list[SummaryRow]) -> UnmeasuredCandidate:
+        statuses = [r.kat_status for r in rows]
+        if all(s in NO_LIBRARY_STATUSES for s in statuses):
+            reason = f"build failed ({statuses[0]})"
+        elif all(r.excluded or r.kat_status in NO_LIBRARY_STATUSES for r in rows):
+            reason = "excluded by a KAT issue (not timed)"
+        else:
+            counts = Counter(s or "–" for s in statuses)
+            kat = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+            reason = f"built (KAT: {kat}), not timed in this campaign"
+        first = rows[0]
+        return cls(first.submission_key, first.algorithm, first.candidate_url, len(rows), reason)
 
 
 @dataclass
@@ -425,6 +473,10 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
     sizes = {(e.candidate, e.instance_label): e for e in ExternalSize.objects.all()}
     bandwidth = {(k.candidate, k.instance_label): k for k in KexBandwidth.objects.all()}
     notes = _regex_catalog(SummaryNote.objects.order_by("candidate", "position"), "note")
+    excluded = _regex_catalog(
+        KatIssue.objects.filter(action=KatIssue.Action.EXCLUDE).order_by("candidate", "position"),
+        "cause",
+    )
 
     timing: dict[tuple[int, str, int], dict[str, Any]] = {
         (m["instance_id"], m["operation"], m["input_bytes"]): m for m in measurements
@@ -467,6 +519,7 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
                     api_sizes,
                 )
             )
+            rows[-1].excluded = bool(_matching(excluded, sub.key, b.instance.label))
         sections.append(SummarySection(spec=spec, rows=rows))
 
     iccs_ids = {b.instance.id for b in iccs_builds}
