@@ -6,13 +6,14 @@ Views stay thin: they resolve the system (404 for an unknown key), call one sele
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
 
 from measurements import charts_system
 from measurements.models import System
 from measurements.selectors import system_pages
+from measurements.views.downloads import table_csv_response
 
 
 def _system_or_404(key: str) -> System:
@@ -25,12 +26,26 @@ def performance_index(request: HttpRequest) -> HttpResponse:
 
 def system_summary(request: HttpRequest, system: str) -> HttpResponse:
     summary = system_pages.system_summary(_system_or_404(system), request.GET.get("campaign"))
+    if request.GET.get("format") == "csv":
+        return _summary_section_csv(summary, request.GET.get("table", ""))
     charts = {
         "cycles": mark_safe(charts_system.summary_cycles_chart(summary)),  # noqa: S308
         "kat": mark_safe(charts_system.kat_status_chart(summary.kat_counts)),  # noqa: S308
     }
     return render(
         request, "measurements/system/summary.html", {"summary": summary, "charts": charts}
+    )
+
+
+def _summary_section_csv(summary: system_pages.SystemSummary, category: str) -> HttpResponse:
+    """One section of the summary as CSV (``?table=kem&format=csv``): every row, as shown."""
+    section = next((s for s in summary.sections if s.spec.category == category), None)
+    if section is None:
+        raise Http404(f"No summary table {category!r}.")
+    return table_csv_response(
+        f"summary_{summary.system.key}-{category}",
+        section.headers,
+        ([r.submission_key, r.algorithm, r.label, *r.cells, r.notes] for r in section.rows),
     )
 
 

@@ -54,3 +54,29 @@ def test_summary_page_shows_measured_rows_first_and_collapses_the_rest(client, a
     )
     assert "<td>build failed (BUILDFAIL)</td>" in unmeasured
     assert "<details><summary>Their 174 instance rows in the published layout</summary>" in kem
+
+
+def test_every_table_has_a_csv_download(client, arm1):
+    import csv
+    import io
+
+    response = client.get("/performance/arm_1/?table=kem&format=csv")
+    assert 'filename="summary_arm_1-kem.csv"' in response["Content-Disposition"]
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][:4] == [
+        "id",
+        "algorithm",
+        "instance performance report",
+        "keygen cycles (sym %)",
+    ]
+    assert len(rows) == 1 + 189
+    polar = next(r for r in rows if r[2] == "PolarKEM-128")
+    assert polar[3] == "158.4 k (94%)"
+    html = client.get("/performance/arm_1/kem-29/").content.decode()
+    for key in ("environment", "kat", "performance", "resources", "sizes", "symmetric", "evidence"):
+        assert f'href="?table={key}&amp;format=csv"' in html
+    perf = client.get("/performance/arm_1/kem-29/?table=performance&format=csv")
+    assert 'filename="kem-29_perf_arm_1-performance.csv"' in perf["Content-Disposition"]
+    perf_rows = list(csv.reader(io.StringIO(perf.content.decode())))
+    assert perf_rows[1][:3] == ["PolarKEM-128", "keygen", "158.4 k"]
+    assert client.get("/performance/arm_1/kem-29/?table=nope&format=csv").status_code == 404
