@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
-from measurements import charts_detail
+from measurements import charts_compare, charts_detail
 from measurements.selectors.pages import compare as compare_pages
 from measurements.selectors.pages import measurement as measurement_pages
 from measurements.selectors.pages import profile as profile_pages
@@ -27,7 +27,8 @@ def rankings(request: HttpRequest, category: str) -> HttpResponse:
             [c.header for c in page.columns],
             ([cell.value for cell in row.ordered(page.columns)] for row in page.rows),
         )
-    return render(request, "measurements/compare/rankings.html", {"page": page})
+    chart = mark_safe(charts_compare.rankings_chart(page))  # noqa: S308 (escaped parts)
+    return render(request, "measurements/compare/rankings.html", {"page": page, "chart": chart})
 
 
 def measurement_detail(request: HttpRequest, measurement_id: int) -> HttpResponse:

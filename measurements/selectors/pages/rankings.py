@@ -136,6 +136,12 @@ class RankingsPage:
     categories: tuple[tuple[str, str], ...] = ()
 
     @property
+    def figure_keys(self) -> list[str]:
+        """Keys of the cycle columns, in column order."""
+        assert self.spec.summary is not None
+        return [_figure_key(op, n) for op, n in self.spec.summary.figure_points()]
+
+    @property
     def compare_url(self) -> str:
         """Compare the first two rows (empty with fewer than two)."""
         if len(self.rows) < 2:
