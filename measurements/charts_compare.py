@@ -121,7 +121,8 @@ def scatter_chart(
                 p.href,
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{colour}"><title>'
                 f"{escape(p.label)}: {escape(y_format(p.y))}, {escape(x_format(p.x))}</title>"
-                f'</circle><text x="{x + 7:.1f}" y="{y + 4:.1f}">{escape(p.label)}</text>',
+                f'</circle><text x="{x + 7:.1f}" y="{y + (4 if i % 2 == 0 else 14):.1f}">'
+                f"{escape(p.label)}</text>",
             )
         )
     return _svg(title, body)
