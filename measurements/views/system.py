@@ -55,10 +55,13 @@ def system_method(request: HttpRequest, system: str) -> HttpResponse:
 
 
 def size_audit(request: HttpRequest) -> HttpResponse:
+    # Disagreements are listed by default; the other states are counts, listed on request
+    # (``state=all`` lists every row).
+    state = request.GET.get("state", "differs")
     page = system_pages.size_audit_page(
         system=request.GET.get("system", ""),
         candidate=request.GET.get("candidate", ""),
-        state=request.GET.get("state", ""),
+        state="" if state == "all" else state,
     )
     return render(
         request,
