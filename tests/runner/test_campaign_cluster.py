@@ -159,7 +159,9 @@ def test_campaign_end_to_end_through_worker(box, client, broker):
     body = client.get("/performance/box_a/kem-ex1/").content.decode()
     assert "Measured on an unfixed host" in body
     for m in Measurement.objects.filter(campaign=campaign):
-        assert f'<td class="num">{format_cycles(m.mean_cycles)}</td>' in body
+        # Each mean-cycles figure links to its measurement's detail page.
+        link = f'<a href="/measurements/{m.pk}/">{format_cycles(m.mean_cycles)}</a>'
+        assert f'<td class="num">{link}</td>' in body
 
 
 def test_tasks_are_routed_to_their_own_cluster(box):
