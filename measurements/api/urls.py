@@ -12,6 +12,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from measurements.api import views
+from measurements.api.rankings import RankingsView
 
 app_name = "api"
 
@@ -57,6 +58,7 @@ for prefix, viewset, basename in (
     router.register(f"{SUBMISSION}/{prefix}", views.nested(viewset, submission=True), basename)
 
 urlpatterns = [
+    path("v1/rankings/<slug:category>/", RankingsView.as_view(), name="rankings"),
     path("v1/", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

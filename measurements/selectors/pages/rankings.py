@@ -154,6 +154,11 @@ class RankingsPage:
         return f"{reverse('measurements:compare')}?{query}"
 
     @property
+    def api_url(self) -> str:
+        path = reverse("api:rankings", kwargs={"category": self.spec.key})
+        return f"{path}?{self.filters.query()}"
+
+    @property
     def csv_url(self) -> str:
         return f"{self.filters.url()}&format=csv"
 
