@@ -67,6 +67,11 @@ def test_provenance_is_shown_on_pages_and_in_the_api(client, x86_1_published):
     assert "Provenance: published page, no raw trials." in detail and 'id="no-trials"' in detail
     body = client.get(f"/api/v1/measurements/{m.pk}/").json()
     assert body["provenance"] == "published page, no raw trials"
+    ranking = client.get("/rankings/kem/?target=128&system=x86_1").content.decode()
+    assert "Provenance: published page, no raw trials." in ranking
+    assert "Provenance" not in client.get("/rankings/kem/?target=128&system=arm_1").content.decode()
+    compare = client.get("/compare/?a=kem-29:PolarKEM-128@x86_1").content.decode()
+    assert 'class="warn provenance">published page, no raw trials</td>' in compare
     arm = Measurement.objects.filter(campaign__system__key="arm_1").first()
     assert client.get(f"/api/v1/measurements/{arm.pk}/").json()["provenance"] == (
         "measured, raw trials stored"

@@ -11,6 +11,7 @@ Seven queries whatever the number of systems and instances.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 from django.http import Http404
 from django.urls import reverse
@@ -55,6 +56,7 @@ class ProfileRow:
     figures: list[Figure]  # one per system
     ratios: list[str]  # each system after the first, against the first
     shares: list[str]  # symmetric share per system
+    compare_url: str = ""  # this instance on every system, in the compare page
 
 
 @dataclass
@@ -121,6 +123,8 @@ def profile_page(submission_key: str) -> ProfilePage:
     }
     used = {m.instance_id for m in measurements} | {i for _, i in kat}
     instances = [i for i in instances if i.pk in used]
+    for instance in instances:
+        instance.submission = submission  # already fetched: no query per instance
     points = sorted(
         {(m.operation, m.input_bytes) for m in measurements},
         key=lambda k: operation_sort_key(submission.category, *k),
@@ -180,7 +184,15 @@ def _row(
         else fmt.MISSING
         for m in found[1:]
     ]
+    items = {
+        key: f"{instance.submission.key}:{instance.label}@{c.key}"
+        for key, c, m in zip("abcdefgh", campaigns, found, strict=False)
+        if m is not None
+    }
     return ProfileRow(
+        compare_url=f"{reverse('measurements:compare')}?{urlencode(items)}"
+        if len(items) > 1
+        else "",
         instance=instance.label,
         target=fmt.format_int(instance.security_target_bits),
         operation=operation_label(category, *point),

@@ -52,3 +52,14 @@ def test_profile_of_a_candidate_on_one_system(arm1):
 def test_unknown_candidate_is_404(db):
     with pytest.raises(Http404):
         profile_page("kem-999")
+
+
+def test_each_row_links_to_a_comparison_across_systems(x86_1_published):
+    from measurements.selectors.pages.compare import compare_page
+
+    row = profile_page("kem-29").rows[0]
+    campaigns = "x86_1-published-pages"
+    assert row.compare_url.endswith(f"&b=kem-29%3APolarKEM-128%40{campaigns}")
+    arm = row.compare_url.split("a=", 1)[1].split("&", 1)[0].replace("%3A", ":").replace("%40", "@")
+    compare = compare_page({"a": arm, "b": f"kem-29:PolarKEM-128@{campaigns}"})
+    assert [c.text for c in compare.rows[0].cells] == [f.text for f in row.figures]
