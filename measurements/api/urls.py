@@ -8,11 +8,12 @@
 from __future__ import annotations
 
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from measurements.api import views
 from measurements.api.rankings import RankingsView
+from measurements.api.schema import ReadableSchemaView
 
 app_name = "api"
 
@@ -60,7 +61,7 @@ for prefix, viewset, basename in (
 urlpatterns = [
     path("v1/rankings/<slug:category>/", RankingsView.as_view(), name="rankings"),
     path("v1/", include(router.urls)),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", ReadableSchemaView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
 ]
