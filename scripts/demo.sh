@@ -26,5 +26,8 @@ if [ -x scripts/demo_campaign.sh ]; then
   scripts/demo_campaign.sh
 fi
 echo "NGCC Perf is serving on http://127.0.0.1:$PORT/ (Ctrl-C stops it)"
-# DEBUG off so that a missing page shows the project's 404 page (static files still served).
+# DEBUG off so that a missing page shows the project's 404 page (static files still served),
+# with a secret key of this run unless one is given.
+SECRET_KEY=${SECRET_KEY:-$($PY -c "import secrets; print(secrets.token_urlsafe(50))")}
+export SECRET_KEY
 DEBUG=${DEBUG:-0} exec $PY manage.py runserver --insecure "127.0.0.1:$PORT"
