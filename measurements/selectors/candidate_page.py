@@ -39,6 +39,7 @@ from measurements.models import (
     Submission,
     System,
 )
+from measurements.selectors.system_pages import measurement_url
 from measurements.stats import calls_per_operation
 
 CATEGORY_LINES: dict[str, str] = {key: spec.description for key, spec in CATEGORIES.items()}
@@ -767,7 +768,7 @@ def _cycles_cell(m: Measurement | None) -> Cell:
     """Mean cycles, linked to the measurement's detail page (its trials)."""
     if m is None:
         return figure(fmt.MISSING)
-    href = reverse("measurements:measurement", kwargs={"measurement_id": m.pk})
+    href = measurement_url(m.pk)
     return text(fmt.format_cycles(m.mean_cycles), numeric=True, href=href)
 
 

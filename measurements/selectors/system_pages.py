@@ -8,6 +8,7 @@ are fetched in bulk and joined in Python. All figures are formatted with `measur
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -69,8 +70,17 @@ def evidence_url(evidence_id: int) -> str:
     return _url("measurements:evidence", (evidence_id,), f"/evidence/{evidence_id}/")
 
 
+@functools.cache
+def _measurement_url_pattern() -> str:
+    # Reversed once: a summary links thousands of figures, and `reverse` per figure costs.
+    marker = 987654321
+    url = reverse("measurements:measurement", kwargs={"measurement_id": marker})
+    return url.replace(str(marker), "{}")
+
+
 def measurement_url(measurement_id: int) -> str:
-    return reverse("measurements:measurement", kwargs={"measurement_id": measurement_id})
+    """The detail page of one measurement (its trials), linked from every figure."""
+    return _measurement_url_pattern().format(int(measurement_id))
 
 
 def summary_url(system_key: str) -> str:

@@ -32,6 +32,7 @@ from measurements.provenance import is_published, provenance
 from measurements.selectors.candidate_page import operation_label, operation_sort_key
 from measurements.selectors.pages.measurement import interval_from_trials
 from measurements.selectors.pages.sizes import size_catalogs, size_figure
+from measurements.selectors.system_pages import measurement_url
 
 ITEM_KEYS = tuple("abcdefgh")
 UNKNOWN = "unknown (no trials)"
@@ -253,7 +254,7 @@ def _figure_rows(
             cells.append(
                 CompareCell(
                     fmt.format_cycles(m.mean_cycles),
-                    reverse("measurements:measurement", kwargs={"measurement_id": m.pk}),
+                    measurement_url(m.pk),
                     _interval(m, per_call),
                     m.mean_cycles,
                 )

@@ -23,7 +23,7 @@ from measurements.api.links import (
 from measurements.domain import HASH_CATEGORIES
 from measurements.models import Measurement, Trial
 from measurements.provenance import is_published
-from measurements.selectors.system_pages import candidate_url, evidence_url
+from measurements.selectors.system_pages import candidate_url, evidence_url, measurement_url
 from measurements.stats import median_confidence_ranks, sample_stats
 
 
@@ -223,7 +223,7 @@ def measurement_page(measurement_id: int) -> MeasurementPage:
     counter = m.counter or {}
     if not counter and trials and trials[0].counter:
         counter = {"counter": trials[0].counter}
-    detail_url = reverse("measurements:measurement", kwargs={"measurement_id": m.pk})
+    detail_url = measurement_url(m.pk)
     return MeasurementPage(
         measurement=m,
         title=f"{submission.key} {m.instance.label} {operation} on {system_key}",

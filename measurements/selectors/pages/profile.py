@@ -27,7 +27,7 @@ from measurements.selectors.candidate_page import (
     operation_sort_key,
 )
 from measurements.selectors.pages.sizes import size_catalogs, size_figure
-from measurements.selectors.system_pages import candidate_url
+from measurements.selectors.system_pages import candidate_url, measurement_url
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def _row(
     figures = [
         Figure(
             fmt.format_cycles(m.mean_cycles),
-            reverse("measurements:measurement", kwargs={"measurement_id": m.pk}),
+            measurement_url(m.pk),
         )
         if m is not None
         else Figure(fmt.MISSING)
