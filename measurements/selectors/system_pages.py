@@ -298,6 +298,8 @@ class SummaryRow:
     figure_urls: list[str] = field(default_factory=list)
     #: Not timed because of a KAT issue with action "exclude".
     excluded: bool = False
+    #: Claimed security target of the instance (formatted), shown on the web page only.
+    target: str = MISSING
 
     @property
     def has_figures(self) -> bool:
@@ -325,6 +327,13 @@ class SummarySection:
             *self.spec.size_headers,
             "notes",
         ]
+
+    @property
+    def web_headers(self) -> list[str]:
+        """The web page's columns: the published ones with the security target after the
+        instance (the Markdown export keeps the published layout, `headers`)."""
+        headers = self.headers
+        return [*headers[:3], "target (bits)", *headers[3:]]
 
     @property
     def rows_with_figures(self) -> list[SummaryRow]:
@@ -456,6 +465,7 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
                 "instance__id",
                 "instance__label",
                 "instance__position",
+                "instance__security_target_bits",
                 "instance__submission__key",
                 "instance__submission__category",
                 "instance__submission__algorithm",
@@ -530,6 +540,7 @@ def system_summary(system: System, campaign_key: str | None = None) -> SystemSum
                 )
             )
             rows[-1].excluded = bool(_matching(excluded, sub.key, b.instance.label))
+            rows[-1].target = fmt.format_int(b.instance.security_target_bits)
         sections.append(SummarySection(spec=spec, rows=rows))
 
     iccs_ids = {b.instance.id for b in iccs_builds}

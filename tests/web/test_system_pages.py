@@ -67,9 +67,20 @@ def reference_summary_rows(pages_dir) -> dict[tuple[str, str], list[str]]:
 
 @pytest.fixture
 def summary_rows(client, arm1):
+    """Summary rows in the published layout: the web page's security target column (the 4th,
+    checked by `test_summary_shows_the_security_target`) is left out."""
     response = client.get(reverse("measurements:summary", args=["arm_1"]))
     assert response.status_code == 200
-    return table_rows(response.content)
+    return {key: cells[:3] + cells[4:] for key, cells in table_rows(response.content).items()}
+
+
+def test_summary_shows_the_security_target(client, arm1):
+    body = client.get(reverse("measurements:summary", args=["arm_1"])).content
+    rows = table_rows(body)
+    assert rows[("kem-29", "PolarKEM-128")][3] == "128"
+    assert rows[("kem-30", "POLARLAC-Light")][3] == "–"
+    assert rows[("hash-01", "AFS-TrEDM-1024")][3] == "512"
+    assert b"<th>target (bits)</th>" in body
 
 
 # --- index ------------------------------------------------------------------------------------
