@@ -667,7 +667,7 @@ def _size_table(
         for instance in instances:
             digest = api.get(instance.pk, {}).get("digest_bytes")
             rows.append((code(instance.label), figure(fmt.format_int(digest or None))))
-        return ("instance", "digest"), rows
+        return ("instance", "digest (bytes)"), rows
 
     def api_size(instance: Instance, key: str) -> int | None:
         value = api.get(instance.pk, {}).get(key)

@@ -137,6 +137,7 @@ def test_hash_rows_by_message_length(empty_db):
     assert [r[1] for r in rows] == ["64 B", "1024 B"]
     assert rows[0][2:] == ["100.0 k", "1.56e+03", "50 µs", "12.5", "500 (5 × 100)"]
     assert _texts(page.sizes) == [["HASH-90-0", "32"]]
+    assert page.sizes.headers == ("instance", "digest (bytes)")  # the unit of the digest size
 
 
 def test_environment_rows(empty_db):
