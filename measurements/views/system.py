@@ -63,6 +63,17 @@ def size_audit(request: HttpRequest) -> HttpResponse:
         candidate=request.GET.get("candidate", ""),
         state="" if state == "all" else state,
     )
+    if request.GET.get("format") == "csv":
+        return table_csv_response(
+            "size-audit",
+            ["candidate", "instance", "field", "API (B)", "catalog (B)", "API − catalog", "basis"]
+            + ["state"],
+            (
+                [r.submission_key, r.label, r.field, r.api, r.catalog, r.difference, r.basis]
+                + [r.state]
+                for r in page.rows
+            ),
+        )
     return render(
         request,
         "measurements/system/size_audit.html",
@@ -71,10 +82,47 @@ def size_audit(request: HttpRequest) -> HttpResponse:
 
 
 def survey(request: HttpRequest) -> HttpResponse:
-    return render(request, "measurements/system/survey.html", {"page": system_pages.survey_page()})
+    page = system_pages.survey_page()
+    if request.GET.get("format") == "csv":
+        return table_csv_response(
+            "survey",
+            ["id", "function", "algorithm", "verdict", "note"]
+            + [f"mean ICCS hash share ({s})" for s in page.systems],
+            (
+                [r.submission.key, r.submission.function_label, r.submission.algorithm]
+                + [r.verdict, r.note]
+                + [share for _, share, _ in r.shares]
+                for r in page.rows
+            ),
+        )
+    return render(request, "measurements/system/survey.html", {"page": page})
 
 
 def kat_overview(request: HttpRequest) -> HttpResponse:
-    return render(
-        request, "measurements/system/kat_overview.html", {"page": system_pages.kat_overview()}
-    )
+    page = system_pages.kat_overview()
+    if request.GET.get("format") == "csv":
+        return _kat_csv(page, request.GET.get("table", ""))
+    return render(request, "measurements/system/kat_overview.html", {"page": page})
+
+
+def _kat_csv(page: system_pages.KatOverview, table: str) -> HttpResponse:
+    """``?table=counts`` or ``?table=problems`` of the KAT overview as CSV."""
+    if table == "counts":
+        return table_csv_response(
+            "kat-overview-counts",
+            ["system", "campaign", "category", *page.statuses, "total"],
+            (
+                [r.system_key, r.campaign_key, r.category, *r.counts, r.total]
+                for r in page.count_rows
+            ),
+        )
+    if table == "problems":
+        return table_csv_response(
+            "kat-overview-problems",
+            ["system", "candidate", "instance", "KAT", "build flags", "action", "cause"],
+            (
+                [p.system_key, p.submission_key, p.label, p.status, p.flags, p.action, p.cause]
+                for p in page.problems
+            ),
+        )
+    raise Http404(f"No KAT overview table {table!r}.")

@@ -1,0 +1,58 @@
+"""CSV downloads of the global pages' tables (survey, KAT overview, size audit)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from measurements.models import Build, SizeAudit
+
+
+def _csv(client, url):
+    response = client.get(url)
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    return response, list(csv.reader(io.StringIO(response.content.decode())))
+
+
+def test_survey_csv(client, arm1):
+    html = client.get("/survey/").content.decode()
+    assert 'href="?format=csv"' in html
+    response, rows = _csv(client, "/survey/?format=csv")
+    assert 'filename="survey.csv"' in response["Content-Disposition"]
+    kem29 = next(r for r in rows if r[0] == "kem-29")
+    assert kem29[:4] == ["kem-29", "key encapsulation", "Polar-KEM", "ICCS-only"]
+
+
+def test_kat_overview_csv(client, arm1):
+    html = client.get("/kat/").content.decode()
+    assert 'href="?table=counts&amp;format=csv"' in html
+    assert 'href="?table=problems&amp;format=csv"' in html
+    _, counts = _csv(client, "/kat/?table=counts&format=csv")
+    assert sum(int(r[-1]) for r in counts[1:]) == Build.objects.filter(campaign=arm1).count()
+    _, problems = _csv(client, "/kat/?table=problems&format=csv")
+    assert problems[0][:4] == ["system", "candidate", "instance", "KAT"]
+    assert {r[3] for r in problems[1:]} <= {"MISMATCH", "NOKAT", "CRYPTOFAIL", "OVERFLOW"} | {
+        "TIMEOUT",
+        "BUILDFAIL",
+        "LOADFAIL",
+        "CRASH",
+        "NOLOG",
+    }
+    assert client.get("/kat/?table=nope&format=csv").status_code == 404
+
+
+def test_size_audit_csv_follows_the_filters(client, arm1):
+    _, every = _csv(client, "/size-audit/?state=all&format=csv")
+    assert len(every) == 1 + SizeAudit.objects.count()
+    _, kem29 = _csv(client, "/size-audit/?candidate=kem-29&state=all&format=csv")
+    assert {r[0] for r in kem29[1:]} == {"kem-29"}
+    assert [
+        "kem-29",
+        "PolarKEM-128",
+        "public key",
+        "1024",
+        "1024",
+        "0",
+        "encoded",
+        "agrees",
+    ] in kem29
