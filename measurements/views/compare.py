@@ -6,7 +6,7 @@ it, or writes its table as CSV when asked with ``format=csv``.
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
@@ -20,6 +20,15 @@ from measurements.views.downloads import table_csv_response
 
 def rankings(request: HttpRequest, category: str) -> HttpResponse:
     page = rankings_pages.rankings_page(category, request.GET.dict())
+    if request.GET.get("format") == "csv" and request.GET.get("table") == "unranked":
+        return table_csv_response(
+            f"rankings-{category}-unranked-{page.filters.system}",
+            ["id", "algorithm", "instances at this target", "reason"],
+            (
+                [u.submission_key, u.algorithm, " ".join(u.instance_labels), u.reason]
+                for u in page.unranked
+            ),
+        )
     if request.GET.get("format") == "csv":
         target = "any" if page.filters.target is None else page.filters.target
         return table_csv_response(
@@ -47,6 +56,9 @@ def measurement_detail(request: HttpRequest, measurement_id: int) -> HttpRespons
 
 def candidate_profile(request: HttpRequest, submission_key: str) -> HttpResponse:
     page = profile_pages.profile_page(submission_key)
+    table = request.GET.get("table", "cycles")
+    if request.GET.get("format") == "csv" and table != "cycles":
+        return _profile_table_csv(page, table)
     if request.GET.get("format") == "csv":
         return table_csv_response(
             f"profile-{page.submission.key}",
@@ -61,6 +73,24 @@ def candidate_profile(request: HttpRequest, submission_key: str) -> HttpResponse
             ),
         )
     return render(request, "measurements/compare/profile.html", {"page": page})
+
+
+def _profile_table_csv(page: profile_pages.ProfilePage, table: str) -> HttpResponse:
+    """The profile's KAT (``table=kat``) or sizes (``table=sizes``) table as CSV."""
+    name = f"profile-{page.submission.key}-{table}"
+    if table == "kat":
+        return table_csv_response(
+            name,
+            ["instance", "target (bits)", *[s.key for s in page.systems]],
+            ([label, target, *statuses] for label, target, statuses in page.kat_rows),
+        )
+    if table == "sizes":
+        return table_csv_response(
+            name,
+            ["instance", *page.size_headers],
+            ([label, *cells] for label, cells in page.size_rows),
+        )
+    raise Http404(f"No profile table {table!r}.")
 
 
 def compare(request: HttpRequest) -> HttpResponse:

@@ -56,3 +56,25 @@ def test_size_audit_csv_follows_the_filters(client, arm1):
         "encoded",
         "agrees",
     ] in kem29
+
+
+def test_profile_and_unranked_tables_csv(client, x86_1_published):
+    html = client.get("/candidates/kem-29/").content.decode()
+    assert (
+        'href="?table=kat&amp;format=csv"' in html and 'href="?table=sizes&amp;format=csv"' in html
+    )
+    _, kat = _csv(client, "/candidates/kem-29/?table=kat&format=csv")
+    assert kat == [
+        ["instance", "target (bits)", "arm_1", "x86_1"],
+        ["PolarKEM-128", "128", "PASS", "PASS"],
+        ["PolarKEM-256", "256", "PASS", "PASS"],
+        ["PolarKEM-512", "512", "PASS", "PASS"],
+    ]
+    _, sizes = _csv(client, "/candidates/kem-29/?table=sizes&format=csv")
+    assert sizes[1] == ["PolarKEM-128", "1024", "768"]
+    assert client.get("/candidates/kem-29/?table=nope&format=csv").status_code == 404
+    response, unranked = _csv(
+        client, "/rankings/kem/?target=128&system=arm_1&format=csv&table=unranked"
+    )
+    assert 'filename="rankings-kem-unranked-arm_1.csv"' in response["Content-Disposition"]
+    assert ["kem-01", "Aigis-Enc+", "Aigis-enc1", "build failed (BUILDFAIL)"] in unranked
