@@ -21,7 +21,37 @@ def _system_or_404(key: str) -> System:
 
 
 def performance_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "measurements/index.html", {"page": system_pages.index_page()})
+    page = system_pages.index_page()
+    if request.GET.get("format") == "csv":
+        return _index_csv(page, request.GET.get("table", ""))
+    return render(request, "measurements/index.html", {"page": page})
+
+
+def _index_csv(page: system_pages.IndexPage, table: str) -> HttpResponse:
+    """The index's systems (``table=systems``) or submissions (``table=submissions``) as CSV."""
+    if table == "systems":
+        return table_csv_response(
+            "index-systems",
+            ["id", "arch", "description", "campaigns", "candidates measured", "candidates built"],
+            (
+                [s.system.key, s.system.arch_label, s.system.description]
+                + [" ".join(c.key for c in s.campaigns), s.candidates_measured]
+                + [s.candidates_built]
+                for s in page.systems
+            ),
+        )
+    if table == "submissions":
+        return table_csv_response(
+            "index-submissions",
+            ["category", "id", "algorithm", "instances", *[s.system.key for s in page.systems]],
+            (
+                [category, row.submission.key, row.submission.algorithm, row.instances]
+                + ["yes" if url else "" for _, url in row.links]
+                for category, rows in page.submissions_by_category
+                for row in rows
+            ),
+        )
+    raise Http404(f"No index table {table!r}.")
 
 
 def system_summary(request: HttpRequest, system: str) -> HttpResponse:

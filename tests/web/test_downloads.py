@@ -78,3 +78,17 @@ def test_profile_and_unranked_tables_csv(client, x86_1_published):
     )
     assert 'filename="rankings-kem-unranked-arm_1.csv"' in response["Content-Disposition"]
     assert ["kem-01", "Aigis-Enc+", "Aigis-enc1", "build failed (BUILDFAIL)"] in unranked
+
+
+def test_index_tables_csv(client, x86_1_published):
+    html = client.get("/").content.decode()
+    assert 'href="?table=systems&amp;format=csv"' in html
+    assert 'href="/campaigns/x86_1-published-pages/"' in html
+    _, systems = _csv(client, "/?table=systems&format=csv")
+    assert [r[0] for r in systems[1:]] == ["arm_1", "x86_1"]
+    assert systems[2][3] == "x86_1-published-pages"
+    _, subs = _csv(client, "/?table=submissions&format=csv")
+    assert subs[0][-2:] == ["arm_1", "x86_1"]
+    kem29 = next(r for r in subs if r[1] == "kem-29")
+    assert kem29 == ["key encapsulation", "kem-29", "Polar-KEM", "3", "yes", "yes"]
+    assert client.get("/?table=nope&format=csv").status_code == 404
