@@ -232,6 +232,9 @@ def rankings_page(category: str, params: dict[str, str]) -> RankingsPage:
     if filters.sort not in keys:
         filters = replace(filters, sort=_figure_key(*spec.summary.figure_points()[0]))
     data = _RankingData.load(spec, campaign)
+    if "target" not in params and data.targets and filters.target not in data.targets:
+        # No instance claims the default target: start from the lowest claimed one.
+        filters = replace(filters, target=data.targets[0])
     rows, unranked, without_target = data.rows(filters)
     rows = [r for r in rows if _matches(filters, r.submission_key, r.algorithm, r)]
     unranked = [u for u in unranked if _matches(filters, u.submission_key, u.algorithm, u)]
