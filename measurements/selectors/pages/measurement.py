@@ -85,6 +85,27 @@ class MeasurementPage:
     csv_url: str
 
     @property
+    def sample_rows(self) -> list[tuple[int, str, str, str, str, str, str]]:
+        """Per trial with per-batch samples: (trial, samples, min, q1, median, q3, max)."""
+        rows = []
+        for trial in self.trials:
+            values = trial.raw["sample_values"]
+            if values:
+                stats = sample_stats(values)
+                rows.append(
+                    (
+                        trial.index,
+                        fmt.format_int(stats.count),
+                        fmt.format_cycles(min(values)),
+                        fmt.format_cycles(stats.q1),
+                        fmt.format_cycles(stats.median),
+                        fmt.format_cycles(stats.q3),
+                        fmt.format_cycles(max(values)),
+                    )
+                )
+        return rows
+
+    @property
     def published(self) -> bool:
         return is_published(self.measurement.campaign)
 
