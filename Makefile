@@ -10,7 +10,7 @@ setup:
 	scripts/setup.sh
 
 lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports
 
 bench:
 	scripts/setup.sh && for b in bench/*; do [ -x "$$b" ] && "$$b"; done

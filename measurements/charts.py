@@ -11,7 +11,7 @@ from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from measurements import formatting as fmt
-from measurements.selectors.candidate_page import ChartData
+from measurements.selectors.pages.cells import ChartData
 
 PALETTE = ("#1f5fbf", "#d97706", "#059669", "#9333ea", "#dc2626", "#0891b2", "#65a30d", "#db2777")
 

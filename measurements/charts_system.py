@@ -17,7 +17,7 @@ from measurements import formatting as fmt
 from measurements.charts import log_decades
 
 if TYPE_CHECKING:
-    from measurements.selectors.system_pages import SystemSummary
+    from measurements.selectors.pages.summary import SystemSummary
 
 STATUS_COLOURS = {
     "PASS": "#2f7d4f",
@@ -46,15 +46,14 @@ def _svg_open(width: int, height: int, title: str) -> str:
     )
 
 
-def summary_cycles_chart(summary: SystemSummary, width: int = 960) -> str:
-    """Mean cycles of every measured instance, one row per (category, operation), log scale.
+Point = tuple[float, str, bool]  # (mean cycles, tooltip, KAT not PASS)
 
-    Each dot is one instance (orange where its KAT is not PASS); the bar marks the median of
-    the row. Returns "" where nothing has been measured.
-    """
-    rows: list[tuple[str, list[tuple[float, str, bool]]]] = []
+
+def _cycle_rows(summary: SystemSummary) -> list[tuple[str, list[Point]]]:
+    """One row per (section, operation) with a dot per measured instance, in page order."""
+    rows: list[tuple[str, list[Point]]] = []
     for section in summary.sections:
-        columns: dict[str, list[tuple[float, str, bool]]] = {}
+        columns: dict[str, list[Point]] = {}
         for row in section.rows:
             for op, cycles in row.raw_cycles.items():
                 if cycles is None or cycles <= 0:
@@ -63,8 +62,17 @@ def summary_cycles_chart(summary: SystemSummary, width: int = 960) -> str:
                 if row.kat_flag:
                     tip += f" ({row.kat_flag})"
                 columns.setdefault(op, []).append((cycles, tip, bool(row.kat_flag)))
-        for op, points in columns.items():
-            rows.append((f"{section.spec.title}: {op}", points))
+        rows += [(f"{section.spec.title}: {op}", points) for op, points in columns.items()]
+    return rows
+
+
+def summary_cycles_chart(summary: SystemSummary, width: int = 960) -> str:
+    """Mean cycles of every measured instance, one row per (category, operation), log scale.
+
+    Each dot is one instance (orange where its KAT is not PASS); the bar marks the median of
+    the row. Returns "" where nothing has been measured.
+    """
+    rows = _cycle_rows(summary)
     if not rows:
         return ""
     values = [c for _, points in rows for c, _, _ in points]

@@ -141,7 +141,22 @@ KEX = CategorySpec(
     description="public-key algorithm; function: key exchange",
     operations=("exchange",),
     kat_driver="KAT_KEX.c",
-    entry_points=(),
+    # Passes after the first are looked up as the pass count requires
+    # (kex_generate_pass2_msg_b, kex_generate_pass3_msg_a, ...).
+    entry_points=(
+        "kex_get_passes_num",
+        "kex_get_pk_len_bytes",
+        "kex_get_sk_len_bytes",
+        "kex_get_sta_len_bytes",
+        "kex_get_stb_len_bytes",
+        "kex_get_ss_len_bytes",
+        "kex_get_total_msg_len_bytes",
+        "kex_init_a",
+        "kex_init_b",
+        "kex_generate_pass1_msg_a",
+        "kex_derive_ss_a",
+        "kex_derive_ss_b",
+    ),
     size_columns=("pk", "transferred"),
     summary=SummarySection(
         title="Key exchange",
@@ -200,7 +215,7 @@ SUBMISSION_PREFIX = "(?:" + "|".join(CATEGORIES) + ")"
 SUBMISSION_ID_PATTERN = rf"{SUBMISSION_PREFIX}-[A-Za-z0-9_]+|iccs"
 SUBMISSION_ID = re.compile(rf"^(?:{SUBMISSION_ID_PATTERN})$")
 #: The same, as a URL path segment (the URL router also accepts ``.`` and ``-`` inside).
-SUBMISSION_URL_PATTERN = rf"{SUBMISSION_PREFIX}-[\w.-]+"
+SUBMISSION_URL_PATTERN = rf"{SUBMISSION_PREFIX}-[\w.-]+|iccs"
 
 
 def category_of(submission_id: str) -> CategorySpec | None:

@@ -170,6 +170,23 @@ def format_frequency(hz: float | None) -> str:
     return f"{v:.3g} Hz"
 
 
+def format_counter(counter: Mapping[str, object] | None) -> str:
+    """`counter tsc, 2.59 GHz measured, read overhead 38 ticks`: what timed the trials."""
+    if not counter or not counter.get("name"):
+        return f"counter {MISSING}"
+    text = f"counter {counter['name']}"
+    hz = counter.get("hz")
+    if not _is_missing(hz):
+        # TSC and perf rates are measured by the driver; the others are given, not measured.
+        how = {"cntvct_el0": "architectural", "monotonic_raw": "nanoseconds"}
+        rate = format_frequency(float(hz))  # type: ignore[arg-type]
+        text += f", {rate} {how.get(str(counter['name']), 'measured')}"
+    overhead = counter.get("overhead_cycles")
+    if not _is_missing(overhead):
+        text += f", read overhead {float(overhead):.3g} ticks"  # type: ignore[arg-type]
+    return text
+
+
 def format_mib(kib: int | None) -> str:
     if _is_missing(kib):
         return MISSING
@@ -253,6 +270,44 @@ def format_clock(environment: Mapping[str, object] | None) -> str:
         )
         parts.append(f"SMT {smt_text}")
     return ", ".join(parts) if parts else MISSING
+
+
+def _percent_2sig(fraction: float) -> str:
+    percent = float(fraction) * 100
+    return f"{percent:.0f}" if round(percent) >= 10 else f"{percent:.2g}"
+
+
+def format_precision(reached: float | None, target: float | None, missed_reason: str = "") -> str:
+    """`±0.82 %, target 1 % met` or `±14 %, target 1 % not reached: budget` (CI half-width
+    relative to the median, two significant digits; without a target just `±0.82 %`)."""
+    if _is_missing(reached):
+        if _is_missing(target):
+            return MISSING
+        return f"target {_percent_2sig(target)} % not reached: {missed_reason or 'no samples'}"
+    text = f"±{_percent_2sig(reached)} %"
+    if _is_missing(target):
+        return text
+    if missed_reason:
+        return f"{text}, target {_percent_2sig(target)} % not reached: {missed_reason}"
+    return f"{text}, target {_percent_2sig(target)} % met"
+
+
+def format_input_spread(pool: Mapping[str, object] | None) -> str:
+    """`±19 % across 16 inputs (noise ±1.1 %): depends on the input` or `±0.9 % across 16
+    inputs`: the interquartile half-range of the per-input medians, relative to their median."""
+    if not pool or _is_missing(pool.get("spread_relative")):
+        if pool and pool.get("error"):
+            return f"not measured: {pool['error']}"
+        return MISSING
+    spread = f"±{_percent_2sig(float(pool['spread_relative']) / 2)} %"
+    text = f"{spread} across {pool.get('pool_size')} inputs"
+    if pool.get("input_dependent"):
+        noise = max(
+            float(pool.get("noise_relative") or 0.0),
+            float(pool.get("process_spread_relative") or 0.0),
+        )
+        return f"{text} (noise ±{_percent_2sig(noise)} %): depends on the input"
+    return text
 
 
 def format_cycles_interval(median: float | None, low: float | None, high: float | None) -> str:

@@ -1,30 +1,45 @@
-"""The one parser of the harness data format.
+"""The one parser (and writer) of the harness data format.
 
 Timing records (``records/<id>/<label>__<op>.json``), hash profiles (``profile/…``),
 ``build.json``, ``campaign.json`` and KAT logs are turned into plain dataclasses here, with every
-problem reported as a `HarnessDataError` naming the file and the field. Records written by our
-own timing driver (runner) have the same shape plus sample fields, so both go through this
-module and the same services.
+problem reported as a `HarnessDataError` naming the file and the field. Timing records and
+profiles become the record types of `measurements.records`, the same ones the runner builds from
+the driver output; `timing_record_json` / `hash_profile_json` write a record back in this shape
+(the runner's evidence), with our sample fields beyond the harness shape.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from measurements.domain import SUBMISSION_ID
+from measurements.records import (
+    SCHEMA,
+    HashProfileRecord,
+    ProfileCall,
+    TimingRecord,
+    TimingTrial,
+    hash_profile_mismatches,
+    timing_record_mismatches,
+    trials_with_processes,
+)
 from measurements.stats import (
-    aggregates_from_trials,
-    hash_share,
-    relative_difference,
-    time_shares,
+    AGGREGATE_TOLERANCE,
+    Aggregates,
+    ProfileShares,
+    SampleStats,
+    calls_per_operation,
+    profile_shares,
+    throughput_mb_per_second,
+    timing_aggregates,
 )
 
-AGGREGATE_TOLERANCE = 1e-9
 # Candidate ids and instance labels become URL parts and export file names: keep them plain.
 CANDIDATE_ID = SUBMISSION_ID
 INSTANCE_LABEL = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
@@ -159,56 +174,6 @@ def load_json(path: str, content: bytes) -> Any:
 
 # --- Timing records ---------------------------------------------------------------------------
 
-
-@dataclass
-class TrialRow:
-    index: int
-    process_index: int
-    measurements: int
-    seconds: float
-    cycles: int
-    counter: str = ""
-    cpu: int | None = None
-    disturbed: bool = False
-    samples: list[float] = field(default_factory=list)
-    batch_calls: int | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class TimingRecord:
-    path: str
-    schema: int
-    status: str
-    candidate: str
-    label: str
-    instance: str
-    variant: str
-    flags: str
-    operation: str
-    input_bytes: int
-    plan: dict[str, Any]
-    planner: str
-    kat: str
-    disturbed_retries: int
-    started_utc: datetime | None
-    ended_utc: datetime | None
-    environment: dict[str, Any]
-    cpu: int | None
-    trials: list[TrialRow]
-    aggregates: dict[str, float | int | None]
-    throughput_mb_per_second: float | None
-    sizes: dict[str, int]
-    kex: dict[str, Any]
-    build_flags: str
-    baseline_rss_bytes: int | None
-    peak_rss_bytes: int | None
-    stack_high_water_bytes: int | None
-    timing_scope: str
-    counter: dict[str, Any]
-    sample_stats: dict[str, float]
-
-
 _AGGREGATE_FIELDS = (
     "mean_cycles",
     "mean_seconds",
@@ -218,17 +183,18 @@ _AGGREGATE_FIELDS = (
     "min_trial_seconds",
     "max_trial_seconds",
 )
+_SAMPLE_FIELDS = ("median", "q1", "q3", "ci95_low", "ci95_high")
 
 
-def _parse_trial(path: str, raw: Any, name: str, index: int, process_index: int) -> TrialRow:
+def _parse_trial(path: str, raw: Any, name: str, index: int) -> TimingTrial:
     r = _Reader(path, raw, name)
     samples = r.list("samples", required=False)
     for i, value in enumerate(samples):
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise HarnessDataError(path, r.name(f"samples[{i}]"), f"bad sample {value!r}")
-    return TrialRow(
+    return TimingTrial(
         index=index,
-        process_index=process_index,
+        process_index=0,
         measurements=r.int("measurements", minimum=1),
         seconds=r.float("seconds", minimum=0.0),
         cycles=r.int("cycles", minimum=0),
@@ -240,82 +206,82 @@ def _parse_trial(path: str, raw: Any, name: str, index: int, process_index: int)
     )
 
 
-def _trials_with_processes(path: str, r: _Reader) -> list[TrialRow]:
-    """Top-level trials, each tagged with the process that produced it (and its meta)."""
-    trials = [
-        _parse_trial(path, raw, f"trials[{i}]", i, 0) for i, raw in enumerate(r.list("trials"))
-    ]
+def _processes(path: str, r: _Reader) -> list[dict[str, Any]]:
+    """The ``processes[]`` entries, each an object whose ``trials`` (if any) is a list."""
     processes = r.list("processes", required=False)
-    owners: list[tuple[int, dict[str, Any]]] = []
     for p_index, raw in enumerate(processes):
-        p = _Reader(path, raw, f"processes[{p_index}]")
-        meta = p.raw("meta", required=False) or {}
-        for _ in p.list("trials", required=False):
-            owners.append((p_index, meta))
-    if owners and len(owners) == len(trials):
-        for trial, (p_index, meta) in zip(trials, owners, strict=True):
-            trial.process_index = p_index
-            trial.meta = meta
-            if trial.cpu is None and isinstance(meta, dict) and "cpu" in meta:
-                try:
-                    trial.cpu = int(meta["cpu"])
-                except (TypeError, ValueError):
-                    pass
-    return trials
+        _Reader(path, raw, f"processes[{p_index}]").list("trials", required=False)
+    return processes
 
 
-def _check_aggregates(path: str, r: _Reader, trials: list[TrialRow]) -> dict[str, Any]:
-    stored: dict[str, Any] = {"measurements": r.int("measurements", required=bool(trials))}
-    for key in _AGGREGATE_FIELDS:
-        stored[key] = r.float(key, required=False, minimum=0.0)
-    if not trials:
-        return stored
-    recomputed = aggregates_from_trials(trials).as_dict()
-    if stored["measurements"] != recomputed["measurements"]:
-        raise r.fail(
-            "measurements",
-            f"stored {stored['measurements']} but the trials add up to "
-            f"{recomputed['measurements']}",
+def _stated_aggregates(r: _Reader, computed: Aggregates | None) -> Aggregates | None:
+    """The file's aggregates; one it leaves out is taken from the trials."""
+    measurements = r.int("measurements", required=computed is not None)
+    stated = {key: r.float(key, required=False, minimum=0.0) for key in _AGGREGATE_FIELDS}
+    if computed is None:
+        for key, value in {"measurements": measurements or None, **stated}.items():
+            if value is not None:
+                raise r.fail(key, f"states {value!r} but the record has no trials")
+        return None
+    filled = {k: getattr(computed, k) if v is None else v for k, v in stated.items()}
+    return Aggregates(measurements=measurements, **filled)
+
+
+def _stated_sample_stats(r: _Reader, computed: SampleStats | None) -> SampleStats | None:
+    """The file's sample statistics, or those of the trials' samples when it states none."""
+    stated = r.obj("sample_stats", required=False)
+    if stated is None:
+        return computed
+    values = {key: stated.float(key, minimum=None) for key in _SAMPLE_FIELDS}
+    return SampleStats(count=stated.int("count"), **values)
+
+
+def _object(r: _Reader, key: str) -> dict[str, Any]:
+    value = r.raw(key, required=False) or {}
+    if not isinstance(value, dict):
+        raise r.fail(key, "expected an object")
+    return value
+
+
+def _sizes(r: _Reader) -> dict[str, int]:
+    reader = r.obj("sizes", required=False)
+    if reader is None:
+        return {}
+    sizes = {key: reader.int(key, required=False) for key in reader.data}
+    return {key: value for key, value in sizes.items() if value is not None}
+
+
+def _refuse_mismatches(path: str, mismatches: list[tuple[str, Any, Any]], source: str) -> None:
+    if mismatches:
+        name, stated, expected = mismatches[0]
+        raise HarnessDataError(
+            path,
+            name,
+            f"stored {stated!r} disagrees with {expected!r} recomputed from the {source} "
+            f"(relative tolerance {AGGREGATE_TOLERANCE})",
         )
-    for key in _AGGREGATE_FIELDS:
-        if stored[key] is None or recomputed[key] is None:
-            stored[key] = recomputed[key] if stored[key] is None else stored[key]
-            continue
-        if relative_difference(stored[key], recomputed[key]) > AGGREGATE_TOLERANCE:
-            raise r.fail(
-                key,
-                f"stored {stored[key]!r} disagrees with {recomputed[key]!r} recomputed from "
-                f"the trials (relative tolerance {AGGREGATE_TOLERANCE})",
-            )
-    return stored
 
 
 def parse_timing_record(path: str, data: Any) -> TimingRecord:
+    """A timing record from a harness ``records/…`` file; its stated aggregates verified."""
     r = _Reader(path, data)
     status = r.str("status")
-    trials = _trials_with_processes(path, r)
+    processes = _processes(path, r)
+    trials = trials_with_processes(
+        [_parse_trial(path, raw, f"trials[{i}]", i) for i, raw in enumerate(r.list("trials"))],
+        processes,
+    )
     if status == "complete" and not trials:
         raise r.fail("trials", "a complete record needs at least one trial")
-    aggregates = _check_aggregates(path, r, trials)
-    env = r.raw("environment", required=False) or {}
-    if not isinstance(env, dict):
-        raise r.fail("environment", "expected an object")
-    cpu = env.get("cpu_number")
-    sizes_reader = r.obj("sizes", required=False)
-    sizes: dict[str, int] = {}
-    if sizes_reader is not None:
-        for key in sizes_reader.data:
-            value = sizes_reader.int(key, required=False)
-            if value is not None:
-                sizes[key] = value
-    plan = r.raw("plan", required=False) or {}
-    if not isinstance(plan, dict):
-        raise r.fail("plan", "expected an object")
-    counter = r.raw("counter", required=False) or {}
-    sample_stats = r.raw("sample_stats", required=False) or {}
-    return TimingRecord(
+    aggregates, samples = timing_aggregates(trials)
+    input_bytes = r.int("input_bytes")
+    throughput = r.float("throughput_MB_per_second", required=False)
+    if throughput is None:  # left out: the trials give it
+        ops = aggregates.operations_per_second if aggregates else None
+        throughput = throughput_mb_per_second(input_bytes, ops)
+    record = TimingRecord(
         path=path,
-        schema=r.int("schema", required=False) or 2,
+        schema=r.int("schema", required=False) or SCHEMA,
         status=status,
         candidate=r.candidate(),
         label=r.label(),
@@ -323,69 +289,120 @@ def parse_timing_record(path: str, data: Any) -> TimingRecord:
         variant=r.str("variant", required=False, default="reference"),
         flags=r.str("flags", required=False),
         operation=r.str("operation"),
-        input_bytes=r.int("input_bytes"),
-        plan=plan,
-        planner=str(plan.get("planner", "guide")),
+        input_bytes=input_bytes,
+        plan=_object(r, "plan"),
         kat=r.str("kat", required=False),
         disturbed_retries=r.int("disturbed_retries", required=False) or 0,
         started_utc=r.datetime("started_utc"),
         ended_utc=r.datetime("ended_utc"),
-        environment=env,
-        cpu=cpu if isinstance(cpu, int) else None,
+        environment=_object(r, "environment"),
         trials=trials,
-        aggregates=aggregates,
-        throughput_mb_per_second=r.float("throughput_MB_per_second", required=False),
-        sizes=sizes,
+        aggregates=_stated_aggregates(r, aggregates),
+        sample_stats=_stated_sample_stats(r, samples),
+        throughput_mb_per_second=throughput,
+        sizes=_sizes(r),
         kex=r.raw("kex", required=False) or {},
+        input_pool=r.raw("input_pool", required=False) or {},
         build_flags=r.str("build_flags", required=False),
         baseline_rss_bytes=r.int("baseline_rss_bytes", required=status == "complete"),
         peak_rss_bytes=r.int("peak_rss_bytes", required=status == "complete"),
         stack_high_water_bytes=r.int("stack_high_water_bytes", required=False),
         timing_scope=r.str("timing_scope", required=False),
-        counter=counter if isinstance(counter, dict) else {},
-        sample_stats=sample_stats if isinstance(sample_stats, dict) else {},
+        counter=_object(r, "counter"),
+        processes=processes,
+        library=r.str("library", required=False),
+        library_sha256=r.str("library_sha256", required=False),
+        error=r.str("error", required=False, default="") or None,
     )
+    _refuse_mismatches(path, timing_record_mismatches(record), "trials")
+    return record
+
+
+def _trial_json(trial: TimingTrial) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "measurements": trial.measurements,
+        "seconds": trial.seconds,
+        "cycles": trial.cycles,
+        "samples": list(trial.samples),
+        "batch_calls": trial.batch_calls,
+        "counter": trial.counter,
+        "cpu": trial.cpu,
+    }
+    if trial.disturbed:
+        data["disturbed"] = True
+    return data
+
+
+def _aggregates_json(record: TimingRecord) -> dict[str, Any]:
+    agg = record.aggregates
+    data: dict[str, Any] = {"measurements": record.measurements}
+    data.update({key: getattr(agg, key) if agg else None for key in _AGGREGATE_FIELDS})
+    data["guide_100_measurements_met"] = record.measurements >= 100
+    data["throughput_MB_per_second"] = record.throughput_mb_per_second
+    return data
+
+
+def _sample_stats_json(stats: SampleStats) -> dict[str, Any]:
+    data: dict[str, Any] = {"count": stats.count}
+    data.update({key: getattr(stats, key) for key in _SAMPLE_FIELDS})
+    data["ci95_half_width_relative"] = stats.ci95_half_width_relative
+    return data
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def timing_record_json(record: TimingRecord) -> dict[str, Any]:
+    """The one serialiser of a timing record: the harness ``records/…`` shape, which
+    `parse_timing_record` reads back into an equal record."""
+    data: dict[str, Any] = {
+        "schema": record.schema,
+        "status": record.status,
+        "candidate": record.candidate,
+        "label": record.label,
+        "instance": record.instance,
+        "variant": record.variant,
+        "flags": record.flags,
+        "operation": record.operation,
+        "input_bytes": record.input_bytes,
+        "plan": record.plan,
+        "kat": record.kat,
+        "disturbed_retries": record.disturbed_retries,
+        "library": record.library,
+        "library_sha256": record.library_sha256,
+        "started_utc": _iso(record.started_utc),
+        "ended_utc": _iso(record.ended_utc),
+        "environment": record.environment,
+        "processes": record.processes,
+        "trials": [_trial_json(t) for t in record.trials],
+        "build_flags": record.build_flags,
+        "timing_scope": record.timing_scope,
+        "kex": record.kex,
+    }
+    if record.input_pool:
+        data["input_pool"] = record.input_pool
+    if record.error is not None:
+        data["error"] = record.error
+    data.update(_aggregates_json(record))
+    data.update(
+        sizes=record.sizes,
+        baseline_rss_bytes=record.baseline_rss_bytes,
+        peak_rss_bytes=record.peak_rss_bytes,
+        stack_high_water_bytes=record.stack_high_water_bytes,
+        counter=record.counter,
+    )
+    if record.sample_stats is not None:
+        data["sample_stats"] = _sample_stats_json(record.sample_stats)
+    return data
 
 
 # --- Hash profiles ----------------------------------------------------------------------------
 
 
-@dataclass
-class ProfileCall:
-    fn: str
-    in_bits: int
-    out_bits: int
-    calls: int
-    ticks: int
-
-
-@dataclass
-class HashProfileRecord:
-    path: str
-    candidate: str
-    label: str
-    operation: str
-    input_bytes: int
-    status: str
-    tick_source: str
-    tick_hz: float | None
-    warmups: int | None
-    total_operations: int
-    total_ticks: int
-    calls: list[ProfileCall]
-    share: dict[str, float]
-    hash_share: float | None
-    drng_share: float | None
-    meta: dict[str, Any]
-
-
-def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
-    r = _Reader(path, data)
-    status = r.str("status")
-    meta = r.obj("meta", required=False)
-    total = r.obj("total", required=status == "complete")
-    calls: list[ProfileCall] = []
-    for i, raw in enumerate(r.list("calls", required=status == "complete")):
+def _parse_calls(path: str, r: _Reader, required: bool) -> list[ProfileCall]:
+    calls = []
+    for i, raw in enumerate(r.list("calls", required=required)):
         c = _Reader(path, raw, f"calls[{i}]")
         calls.append(
             ProfileCall(
@@ -396,55 +413,99 @@ def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
                 ticks=c.int("ticks"),
             )
         )
-    total_ops = total.int("operations", minimum=1) if total else 0
-    total_ticks = total.int("ticks") if total else 0
-    stored_share: dict[str, float] = {}
-    share_reader = r.obj("share", required=False)
-    if share_reader is not None:
-        for key in share_reader.data:
-            stored_share[key] = share_reader.float(key)
-    recomputed = time_shares(((c.fn, c.ticks) for c in calls), total_ticks)
-    for fn, value in stored_share.items():
-        if relative_difference(value, recomputed.get(fn, 0.0)) > AGGREGATE_TOLERANCE:
-            raise HarnessDataError(
-                path,
-                f"share.{fn}",
-                f"stored {value!r} disagrees with {recomputed.get(fn, 0.0)!r} recomputed from "
-                "the calls",
-            )
-    stored_hash = r.float("hash_share", required=False)
-    recomputed_hash = hash_share(recomputed)
-    if stored_hash is not None and relative_difference(stored_hash, recomputed_hash) > 1e-9:
-        raise r.fail("hash_share", f"stored {stored_hash!r}, calls give {recomputed_hash!r}")
+    return calls
+
+
+def _stated_shares(r: _Reader, computed: ProfileShares) -> ProfileShares:
+    """The file's shares over the computed ones (the file may name fewer functions)."""
+    share = dict(computed.share)
+    reader = r.obj("share", required=False)
+    if reader is not None:
+        share.update({key: reader.float(key) for key in reader.data})
+    stated_hash = r.float("hash_share", required=False)
+    hash_value = computed.hash_share if stated_hash is None else stated_hash
+    return replace(computed, share=share, hash_share=hash_value)
+
+
+def _profile_meta(r: _Reader) -> tuple[dict[str, Any], float | None, int | None]:
+    """(meta, tick_hz, warmups): the harness writes numbers in meta as strings."""
+    meta = r.obj("meta", required=False)
+    if meta is None:
+        return {}, None, None
     tick_hz = None
-    warmups = None
-    meta_dict: dict[str, Any] = {}
-    if meta is not None:
-        meta_dict = meta.data
-        if meta.has("tick_hz"):
-            try:
-                tick_hz = float(meta.data["tick_hz"])
-            except (TypeError, ValueError) as exc:
-                raise meta.fail("tick_hz", "not a number") from exc
-        warmups = meta.int("warmups", required=False)
-    return HashProfileRecord(
+    if meta.has("tick_hz"):
+        try:
+            tick_hz = float(meta.data["tick_hz"])
+        except (TypeError, ValueError) as exc:
+            raise meta.fail("tick_hz", "not a number") from exc
+    return meta.data, tick_hz, meta.int("warmups", required=False)
+
+
+def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
+    """A hash profile from a harness ``profile/…`` file; its stated shares verified."""
+    r = _Reader(path, data)
+    status = r.str("status")
+    total = r.obj("total", required=status == "complete")
+    calls = _parse_calls(path, r, required=status == "complete")
+    total_ticks = total.int("ticks") if total else 0
+    shares = _stated_shares(r, profile_shares(((c.fn, c.ticks) for c in calls), total_ticks))
+    meta, tick_hz, warmups = _profile_meta(r)
+    command = r.list("command", required=False)
+    profile = HashProfileRecord(
         path=path,
+        schema=r.int("schema", required=False) or SCHEMA,
         candidate=r.candidate(),
         label=r.label(),
         operation=r.str("operation"),
         input_bytes=r.int("input_bytes"),
         status=status,
-        tick_source=str(meta_dict.get("tick_source", "")),
+        tick_source=str(meta.get("tick_source", "")),
         tick_hz=tick_hz,
         warmups=warmups,
-        total_operations=total_ops,
+        total_operations=total.int("operations", minimum=1) if total else 0,
         total_ticks=total_ticks,
         calls=calls,
-        share=recomputed,
-        hash_share=recomputed_hash if total_ticks else None,
-        drng_share=recomputed.get("drng", 0.0) if total_ticks else None,
-        meta=meta_dict,
+        share=shares.share,
+        hash_share=shares.hash_share,
+        drng_share=shares.drng_share,
+        meta=meta,
+        command=[str(part) for part in command],
+        stderr=r.str("stderr", required=False),
+        error=r.str("error", required=False, default="") or None,
     )
+    _refuse_mismatches(path, hash_profile_mismatches(profile), "calls")
+    return profile
+
+
+def hash_profile_json(profile: HashProfileRecord) -> dict[str, Any]:
+    """The one serialiser of a hash profile: the harness ``profile/…`` shape, which
+    `parse_hash_profile` reads back into an equal profile."""
+    data: dict[str, Any] = {
+        "schema": profile.schema,
+        "candidate": profile.candidate,
+        "label": profile.label,
+        "operation": profile.operation,
+        "input_bytes": profile.input_bytes,
+        "status": profile.status,
+        "command": profile.command,
+        "stderr": profile.stderr,
+    }
+    if profile.error is not None:
+        data["error"] = profile.error
+    if profile.status != "complete":
+        return data
+    calls = [dataclasses.asdict(c) for c in profile.calls]
+    data.update(
+        meta=profile.meta,
+        total={"operations": profile.total_operations, "ticks": profile.total_ticks},
+        calls=calls,
+        share=profile.share,
+        hash_share=profile.hash_share,
+        calls_per_operation=calls_per_operation(
+            ((c.fn, c.calls) for c in profile.calls), profile.total_operations
+        ),
+    )
+    return data
 
 
 # --- build.json, campaign.json, KAT logs ------------------------------------------------------

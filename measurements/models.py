@@ -17,11 +17,23 @@ from django.db import models
 from measurements import domain
 from measurements.domain import CATEGORIES
 
-#: Model choices built from the domain registry (`measurements.domain`), in the stored order.
+#: The order categories were first stored in; categories added to the registry later follow.
+_CHOICE_ORDER = ("kem", "sign", "kex", "hash", "iccs")
+#: Model choices built from the domain registry (`measurements.domain`).
 Category = models.TextChoices(
     "Category",
-    [(key.upper(), (key, CATEGORIES[key].label)) for key in ("kem", "sign", "kex", "hash", "iccs")],
+    [
+        (key.upper(), (key, CATEGORIES[key].label))
+        for key in (*_CHOICE_ORDER, *(k for k in CATEGORIES if k not in _CHOICE_ORDER))
+    ],
 )
+
+
+def category_choices() -> list[tuple[str, str]]:
+    """The category field's choices, read when used: a new category needs no migration."""
+    return Category.choices
+
+
 KatStatus = models.TextChoices("KatStatus", [(s.name, s.value) for s in domain.KatStatus])
 
 
@@ -54,7 +66,7 @@ class Submission(models.Model):
     """An NGCC candidate such as ``kem-29``."""
 
     key = models.SlugField(max_length=64, unique=True)
-    category = models.CharField(max_length=8, choices=Category.choices)
+    category = models.CharField(max_length=8, choices=category_choices)
     algorithm = models.CharField(max_length=300, blank=True)
     niccs_url = models.URLField(max_length=500, blank=True)
     spec_url = models.URLField(max_length=500, blank=True)
@@ -210,8 +222,13 @@ class KATResult(models.Model):
     kind = models.CharField(max_length=16, default="official")  # official | functional
     status = models.CharField(max_length=16, choices=KatStatus.choices)
     first_difference = models.TextField(blank=True)
-    output_sha256 = models.CharField(max_length=64, blank=True)
-    reference_sha256 = models.CharField(max_length=64, blank=True)
+    # The output file's bytes as the driver wrote them (what the evidence download gives).
+    output_raw_sha256 = models.CharField(max_length=64, blank=True)
+    # How the status was decided: both texts reduced to canonical form ("strict", "nolen" or
+    # "nolen:N", docs/harness.md) and their SHA-256 compared; on PASS the two digests are equal.
+    comparison = models.CharField(max_length=16, blank=True)
+    output_canonical_sha256 = models.CharField(max_length=64, blank=True)
+    reference_canonical_sha256 = models.CharField(max_length=64, blank=True)
     manifest_line = models.CharField(max_length=400, blank=True)
     log = models.TextField(blank=True)
     evidence = models.ForeignKey(
@@ -258,12 +275,19 @@ class Measurement(models.Model):
     sample_q3_cycles = models.FloatField(null=True, blank=True)
     sample_ci95_low_cycles = models.FloatField(null=True, blank=True)
     sample_ci95_high_cycles = models.FloatField(null=True, blank=True)
+    # Precision (measurements.precision): the CI half-width relative to the median, the campaign's
+    # target, and why the target was missed ("" when met or without a target).
+    precision_reached = models.FloatField(null=True, blank=True)
+    precision_target = models.FloatField(null=True, blank=True)
+    target_missed_reason = models.CharField(max_length=40, blank=True)
     # Memory and sizes.
     baseline_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     peak_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     stack_high_water_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     sizes = models.JSONField(default=dict, blank=True)
     kex = models.JSONField(default=dict, blank=True)
+    # Timing over a seeded pool of inputs (our own driver only): runner.harness.input_pool.
+    input_pool = models.JSONField(default=dict, blank=True)
     counter = models.JSONField(default=dict, blank=True)
     evidence = models.ForeignKey(
         EvidenceFile, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -280,6 +304,13 @@ class Measurement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.instance} {self.operation}"
+
+    @property
+    def target_met(self) -> bool | None:
+        """Whether the precision target was reached (None: no target or no precision)."""
+        if self.precision_target is None or self.status != "complete":
+            return None
+        return not self.target_missed_reason
 
 
 class Trial(models.Model):

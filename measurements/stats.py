@@ -2,8 +2,9 @@
 
 The harness publishes the guide's metric: the arithmetic mean over all timed calls, i.e.
 Σ trial cycles / Σ trial measurements (not the mean of trial means), plus per-trial medians.
-Importer, runner and tests all recompute aggregates here, so stored figures can always be
-checked against their trials.
+A record's aggregates are computed once, by `timing_aggregates` (timing) and `profile_shares`
+(hash profiles), when the record is built (`measurements.records`); the store verifies them
+against the trials with `AGGREGATE_TOLERANCE` instead of recomputing them.
 """
 
 from __future__ import annotations
@@ -11,14 +12,28 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
+
+from measurements.uncertainty import (
+    median_confidence_ranks,
+    next_campaign_bounds,
+    process_interval,
+)
+
+#: Relative tolerance within which a stated aggregate must agree with its trials.
+AGGREGATE_TOLERANCE = 1e-9
 
 
 class TrialLike(Protocol):
     measurements: int
     seconds: float
     cycles: int
+
+
+class SampledTrialLike(TrialLike, Protocol):
+    samples: Sequence[float] | None
+    batch_calls: int | None
 
 
 @dataclass(frozen=True)
@@ -50,12 +65,27 @@ def aggregates_from_trials(trials: Iterable[TrialLike]) -> Aggregates:
         measurements=total_n,
         mean_cycles=total_c / total_n,
         mean_seconds=total_s / total_n,
-        operations_per_second=total_n / total_s if total_s > 0 else None,
+        operations_per_second=_finite_ratio(total_n, total_s),
         median_trial_seconds=statistics.median(per_call_s),
         median_trial_cycles=statistics.median(per_call_c),
         min_trial_seconds=min(per_call_s),
         max_trial_seconds=max(per_call_s),
     )
+
+
+def _finite_ratio(numerator: float, denominator: float) -> float | None:
+    """numerator / denominator, or None where it is undefined or overflows (a subnormal time)."""
+    if denominator <= 0:
+        return None
+    ratio = numerator / denominator
+    return ratio if math.isfinite(ratio) else None
+
+
+def throughput_mb_per_second(input_bytes: int, operations_per_second: float | None) -> float | None:
+    """MB (10^6 bytes) hashed per second; None for operations without an input length."""
+    if not input_bytes or operations_per_second is None:
+        return None
+    return _finite_ratio(input_bytes * operations_per_second, 1e6)
 
 
 def relative_difference(a: float, b: float) -> float:
@@ -79,6 +109,15 @@ class SampleStats:
     def ci95_half_width_relative(self) -> float:
         return (self.ci95_high - self.ci95_low) / 2 / self.median if self.median else math.inf
 
+    @property
+    def next_campaign_half_width_relative(self) -> float:
+        """How far (relative) a new campaign's figure may land: √2 × the interval's half-width
+        (`measurements.uncertainty.Interval.next_campaign_bounds`)."""
+        return math.sqrt(2) * self.ci95_half_width_relative
+
+    def next_campaign_bounds(self) -> tuple[float, float]:
+        return next_campaign_bounds(self.median, self.ci95_low, self.ci95_high)
+
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
     """Linear-interpolation quantile (the 'inclusive' method of `statistics.quantiles`)."""
@@ -89,18 +128,6 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
     hi = min(lo + 1, len(sorted_values) - 1)
     frac = pos - lo
     return sorted_values[lo] * (1 - frac) + sorted_values[hi] * frac
-
-
-def median_confidence_ranks(n: int, z: float = 1.959963984540054) -> tuple[int, int]:
-    """0-based ranks (lo, hi) bounding the median with ~95 % confidence.
-
-    Normal approximation of the binomial(n, 1/2) order-statistic interval; exact enough from
-    n = 16 on, which is the driver's minimum number of samples per trial.
-    """
-    half = z * math.sqrt(n) / 2
-    lo = max(0, math.floor(n / 2 - half) - 1)
-    hi = min(n - 1, math.ceil(n / 2 + half))
-    return lo, hi
 
 
 def sample_stats(values: Iterable[float]) -> SampleStats:
@@ -116,6 +143,50 @@ def sample_stats(values: Iterable[float]) -> SampleStats:
         ci95_low=data[lo],
         ci95_high=data[hi],
     )
+
+
+def per_call_samples(trials: Iterable[SampledTrialLike]) -> list[float]:
+    """Counter units per call of every batch sample (a sample times ``batch_calls`` calls)."""
+    return [float(s) / (t.batch_calls or 1) for t in trials for s in t.samples or ()]
+
+
+def per_process_samples(trials: Iterable[SampledTrialLike]) -> list[list[float]]:
+    """Per-call samples grouped by the process that produced them (``process_index``)."""
+    groups: dict[int, list[float]] = {}
+    for t in trials:
+        calls = t.batch_calls or 1
+        groups.setdefault(getattr(t, "process_index", 0), []).extend(
+            float(s) / calls for s in t.samples or ()
+        )
+    return [g for _, g in sorted(groups.items()) if g]
+
+
+def process_level_stats(trials: Sequence[SampledTrialLike]) -> SampleStats | None:
+    """Quartiles of every per-call sample, and the figure with its process-level 95 % interval.
+
+    The figure (``median``) is the mean over processes of each process's median per-call value,
+    and its interval is `measurements.uncertainty.process_interval`: the spread between fresh
+    processes, not just between batches of one process. None without samples (harness data).
+    """
+    samples = per_call_samples(trials)
+    if not samples:
+        return None
+    pooled = sample_stats(samples)
+    interval = process_interval(per_process_samples(trials))
+    return replace(pooled, median=interval.estimate, ci95_low=interval.low, ci95_high=interval.high)
+
+
+def timing_aggregates(
+    trials: Sequence[SampledTrialLike],
+) -> tuple[Aggregates | None, SampleStats | None]:
+    """The aggregates of a timing record: over its trials, and over their per-call samples.
+
+    The one function computing them; (None, None) for a record without trials, no sample
+    statistics when the trials carry no samples (harness data).
+    """
+    if not trials:
+        return None, None
+    return aggregates_from_trials(trials), process_level_stats(trials)
 
 
 # --- Hash profiles ----------------------------------------------------------------------------
@@ -150,3 +221,22 @@ def calls_per_operation(
     if not operations:
         return {}
     return {fn: n / operations for fn, n in _per_function(calls).items() if n}
+
+
+@dataclass(frozen=True)
+class ProfileShares:
+    """Share of an operation's time per function, the hash share and the DRNG share."""
+
+    share: dict[str, float]
+    hash_share: float | None
+    drng_share: float | None
+
+
+def profile_shares(ticks: Iterable[tuple[str, int]], total_ticks: int) -> ProfileShares:
+    """The aggregates of a hash profile from its (fn, ticks) rows; no shares without ticks."""
+    share = time_shares(ticks, total_ticks)
+    if not total_ticks:
+        return ProfileShares(share=share, hash_share=None, drng_share=None)
+    return ProfileShares(
+        share=share, hash_share=hash_share(share), drng_share=share.get("drng", 0.0)
+    )

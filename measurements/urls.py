@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 
 from measurements.domain import SUBMISSION_URL_PATTERN
-from measurements.views import candidate, compare, evidence, site, system
+from measurements.views import candidate, compare, evidence, history, site, system
 
 app_name = "measurements"
 
@@ -35,6 +35,12 @@ urlpatterns = [
         rf"^candidates/(?P<submission_key>{SUBMISSION_URL_PATTERN})/$",
         compare.candidate_profile,
         name="profile",
+    ),
+    re_path(
+        r"^performance/(?P<system_key>[\w.-]+)/"
+        rf"(?P<submission_key>{SUBMISSION_URL_PATTERN})/history/$",
+        history.candidate_history,
+        name="candidate_history",
     ),
     path("evidence/<int:evidence_id>/", evidence.evidence_detail, name="evidence"),
     path("evidence/<int:evidence_id>/raw/", evidence.evidence_raw, name="evidence_raw"),

@@ -7,7 +7,8 @@ import dataclasses
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from measurements.models import Campaign, Trial
+from measurements.formatting import format_precision
+from measurements.models import Campaign, Measurement, Trial
 from measurements.provenance import provenance
 from runner.models import CampaignStep, Phase
 
@@ -60,8 +61,41 @@ def campaign_progress(campaign: Campaign) -> CampaignProgress:
     )
 
 
-def measured_campaigns() -> QuerySet[Campaign]:
-    return Campaign.objects.filter(source="measured").select_related("system")
+@dataclasses.dataclass
+class PrecisionTargets:
+    """How many complete measurements of a campaign met their precision target, and the misses."""
+
+    met: int
+    missed: int
+    missed_by_reason: dict[str, int]
+    misses: list[str]  # "kem-ex1/rlwe-lpr-256-toy dec: ±14 %, target 1 % not reached: budget"
+
+    @property
+    def line(self) -> str:
+        """`2 met, 1 missed (budget 1)`, as the CLI and the campaign page print it."""
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(self.missed_by_reason.items()))
+        return f"{self.met} met, {self.missed} missed" + (f" ({reasons})" if reasons else "")
+
+
+def campaign_precision_targets(campaign: Campaign) -> PrecisionTargets:
+    rows = (
+        Measurement.objects.filter(campaign=campaign, status="complete")
+        .exclude(precision_target=None)
+        .select_related("instance__submission")
+        .order_by("instance__submission__key", "instance__position", "operation", "input_bytes")
+    )
+    met, by_reason, misses = 0, {}, []
+    for m in rows:
+        if not m.target_missed_reason:
+            met += 1
+            continue
+        by_reason[m.target_missed_reason] = by_reason.get(m.target_missed_reason, 0) + 1
+        size = f" {m.input_bytes} B" if m.input_bytes else ""
+        misses.append(
+            f"{m.instance.submission.key}/{m.instance.label} {m.operation}{size}: "
+            + format_precision(m.precision_reached, m.precision_target, m.target_missed_reason)
+        )
+    return PrecisionTargets(met, len(misses), by_reason, misses)
 
 
 def listed_campaigns() -> QuerySet[Campaign]:

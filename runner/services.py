@@ -34,10 +34,6 @@ class RunnerError(ValueError):
     """A request the runner cannot carry out (unknown system, unfixed host, …)."""
 
 
-def operations_for(category: str) -> list[tuple[str, int]]:
-    return CATEGORIES[category].operation_points()
-
-
 # --- Systems ----------------------------------------------------------------------------------
 
 
@@ -144,6 +140,92 @@ class CampaignSettings:
     operations: tuple[str, ...] | None = None
     hash_lengths: tuple[int, ...] | None = None
     instances: tuple[str, ...] | None = None  # labels; None: every instance of the manifests
+    #: Inputs of the seeded pool timed after each non-hash operation (0: no pool).
+    input_pool: int = 16
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any] | None) -> CampaignSettings:
+        """The settings a campaign was started with (its JSON `settings`; lists back to tuples,
+        keys this class does not know ignored)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in (stored or {}).items() if k in known}
+        for name in ("operations", "hash_lengths", "instances"):
+            if values.get(name) is not None:
+                values[name] = tuple(values[name])
+        return cls(**values)
+
+
+def _measurable_system(system_key: str) -> System:
+    """The registered system, refused when its host is not fixed (unless allowed)."""
+    system = System.objects.filter(key=system_key).first()
+    if system is None:
+        raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
+    if system.host_problems and not system.allow_unfixed_host:
+        raise RunnerError(
+            f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
+            "register it with --allow-unfixed-host to measure anyway (pages will say so)"
+        )
+    return system
+
+
+def _campaign_instances(
+    submission_keys: list[str] | None, settings: CampaignSettings, require_each_instance: bool
+) -> list[Instance]:
+    """The instances of the registered manifests to measure, in submission and manifest order."""
+    instances = _chosen_instances(
+        submission_keys=submission_keys,
+        labels_wanted=settings.instances,
+        require_each_instance=require_each_instance,
+    )
+    if not instances:
+        raise RunnerError("nothing to measure: add a submission manifest first")
+    return instances
+
+
+def _timed_points(category: str, settings: CampaignSettings) -> list[tuple[str, int]]:
+    """The (operation, message bytes) pairs of a category, narrowed by the settings."""
+    points = CATEGORIES[category].operation_points()
+    if settings.operations:
+        points = [(op, n) for op, n in points if op in settings.operations]
+    if settings.hash_lengths:
+        points = [(op, n) for op, n in points if op != "hash" or n in settings.hash_lengths]
+    return points
+
+
+def _campaign_steps(
+    campaign: Campaign, instances: list[Instance], settings: CampaignSettings
+) -> list[CampaignStep]:
+    """One build and one KAT step per instance, then calibrate/measure/profile per timed point,
+    ordered by phase and numbered."""
+    steps: list[CampaignStep] = []
+    for instance in instances:
+        for phase in (Phase.BUILD, Phase.KAT):
+            steps.append(CampaignStep(campaign=campaign, phase=phase, instance=instance))
+        for operation, input_bytes in _timed_points(instance.submission.category, settings):
+            for phase in (Phase.CALIBRATE, Phase.MEASURE, Phase.PROFILE):
+                steps.append(
+                    CampaignStep(
+                        campaign=campaign,
+                        phase=phase,
+                        instance=instance,
+                        operation=operation,
+                        input_bytes=input_bytes,
+                    )
+                )
+    steps.sort(key=lambda s: PHASE_ORDER[s.phase])
+    for seq, step in enumerate(steps):
+        step.seq = seq
+    return steps
+
+
+#: `campaign_start --quick`: tiny plans for demos and smoke runs (figures are not meaningful).
+QUICK_SETTINGS: dict[str, Any] = {
+    "guide_overrides": {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10},
+    "adaptive_overrides": {"budget_s": 2.0},
+    "profile_overrides": {"target_s": 0.02, "max_operations": 20},
+    "hash_lengths": (32, 1024),
+    "input_pool": 4,
+}
 
 
 @transaction.atomic
@@ -153,33 +235,15 @@ def campaign_start(
     submission_keys: list[str] | None = None,
     settings: CampaignSettings = CampaignSettings(),
     enqueue: bool = True,
+    require_each_instance: bool = False,
 ) -> Campaign:
-    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it."""
-    system = System.objects.filter(key=system_key).first()
-    if system is None:
-        raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
-    if system.host_problems and not system.allow_unfixed_host:
-        raise RunnerError(
-            f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
-            "register it with --allow-unfixed-host to measure anyway (pages will say so)"
-        )
-    submissions = Submission.objects.exclude(manifest={})
-    if submission_keys:
-        submissions = submissions.filter(key__in=submission_keys)
-        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
-        if missing:
-            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
-    labels = _manifest_labels(submissions)
-    if settings.instances:
-        labels = [label for label in labels if label in settings.instances]
-    instances = list(
-        Instance.objects.filter(submission__in=submissions)
-        .filter(label__in=labels)
-        .select_related("submission")
-        .order_by("submission__key", "position")
-    )
-    if not instances:
-        raise RunnerError("nothing to measure: add a submission manifest first")
+    """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it.
+
+    `settings.instances` filters the submissions' instances; with `require_each_instance`
+    (the command line's `--instance`) a label no chosen submission has is an error.
+    """
+    system = _measurable_system(system_key)
+    instances = _campaign_instances(submission_keys, settings, require_each_instance)
     now = timezone.now()
     campaign = Campaign.objects.create(
         system=system,
@@ -200,36 +264,40 @@ def campaign_start(
             "op_budget_s": settings.budget_per_op_s,
         },
     )
-    steps: list[CampaignStep] = []
-    for instance in instances:
-        for phase in (Phase.BUILD, Phase.KAT):
-            steps.append(CampaignStep(campaign=campaign, phase=phase, instance=instance))
-        for operation, input_bytes in operations_for(instance.submission.category):
-            if settings.operations and operation not in settings.operations:
-                continue
-            if (
-                settings.hash_lengths
-                and operation == "hash"
-                and input_bytes not in settings.hash_lengths
-            ):
-                continue
-            for phase in (Phase.CALIBRATE, Phase.MEASURE, Phase.PROFILE):
-                steps.append(
-                    CampaignStep(
-                        campaign=campaign,
-                        phase=phase,
-                        instance=instance,
-                        operation=operation,
-                        input_bytes=input_bytes,
-                    )
-                )
-    steps.sort(key=lambda s: PHASE_ORDER[s.phase])
-    for seq, step in enumerate(steps):
-        step.seq = seq
-    CampaignStep.objects.bulk_create(steps)
+    CampaignStep.objects.bulk_create(_campaign_steps(campaign, instances, settings))
     if enqueue:
         transaction.on_commit(lambda: campaign_enqueue(campaign=campaign))
     return campaign
+
+
+def _chosen_instances(
+    *,
+    submission_keys: list[str] | None,
+    labels_wanted: tuple[str, ...] | None,
+    require_each_instance: bool,
+) -> list[Instance]:
+    """The instances a campaign measures: of the chosen submissions, filtered by label."""
+    submissions = Submission.objects.exclude(manifest={})
+    if submission_keys:
+        submissions = submissions.filter(key__in=submission_keys)
+        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
+        if missing:
+            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
+    labels = _manifest_labels(submissions)
+    if labels_wanted:
+        unknown = sorted(set(labels_wanted) - set(labels))
+        if unknown and require_each_instance:
+            raise RunnerError(
+                f"no instance labelled {', '.join(unknown)} in the chosen submissions "
+                f"(known: {', '.join(labels)})"
+            )
+        labels = [label for label in labels if label in labels_wanted]
+    return list(
+        Instance.objects.filter(submission__in=submissions)
+        .filter(label__in=labels)
+        .select_related("submission")
+        .order_by("submission__key", "position")
+    )
 
 
 def _manifest_labels(submissions) -> list[str]:

@@ -17,6 +17,7 @@ from django.conf import settings
 from measurements.formatting import format_cycles, format_seconds, format_share
 from measurements.models import Campaign, KatStatus
 from runner.models import CampaignStep, Phase
+from runner.services import CampaignSettings
 
 #: Statuses with which an instance is still timed (flagged on its page).
 TIMED_KAT_STATUSES = {
@@ -64,8 +65,8 @@ def _manifest_and_instance(step: CampaignStep):
     return manifest, manifest.instance(step.instance.label)
 
 
-def _settings(step: CampaignStep) -> dict[str, Any]:
-    return step.campaign.settings or {}
+def _settings(step: CampaignStep) -> CampaignSettings:
+    return CampaignSettings.from_stored(step.campaign.settings)
 
 
 def _kat_step_result(step: CampaignStep) -> dict[str, Any]:
@@ -86,7 +87,7 @@ def _timed_library(step: CampaignStep) -> Path:
 
 def run_build(step: CampaignStep) -> StepOutcome:
     from runner.harness.build import build_instance
-    from runner.results import guide_build_store
+    from runner.store import guide_build_store
 
     manifest, instance = _manifest_and_instance(step)
     result = build_instance(
@@ -105,7 +106,7 @@ def run_build(step: CampaignStep) -> StepOutcome:
 
 def run_kat(step: CampaignStep) -> StepOutcome:
     from runner.harness.kat import check_instance
-    from runner.results import instance_check_store
+    from runner.store import instance_check_store
 
     manifest, instance = _manifest_and_instance(step)
     check = check_instance(manifest, instance, build_root=work_dir(step.campaign) / "build")
@@ -137,7 +138,8 @@ def run_kat(step: CampaignStep) -> StepOutcome:
 # --- calibrate / measure / profile ------------------------------------------------------------
 
 
-def _driver() -> Path:
+def timing_driver() -> Path:
+    """``ngcc-time``, built once per source digest under the work dir's tools/."""
     from runner.harness.timing import build_driver
 
     return build_driver(out_dir=tools_dir())
@@ -147,22 +149,22 @@ def _timing_kwargs(step: CampaignStep) -> dict[str, Any]:
     from runner.harness.timing import AdaptiveParams, GuideParams
 
     s = _settings(step)
-    guide = GuideParams(max_operation_s=s.get("budget_per_op_s", 900.0))
-    if s.get("guide_overrides"):
-        guide = replace(guide, **s["guide_overrides"])
+    guide = replace(GuideParams(max_operation_s=s.budget_per_op_s), **(s.guide_overrides or {}))
+    adaptive_changes = {
+        "precision": s.target_precision,
+        "budget_s": s.budget_per_op_s,
+        **(s.adaptive_overrides or {}),
+    }
     adaptive = AdaptiveParams()
-    adaptive_changes = {"precision": s.get("target_precision", 0.01)}
-    adaptive_changes["budget_s"] = s.get("budget_per_op_s", 900.0)
-    adaptive_changes.update(s.get("adaptive_overrides") or {})
     adaptive = replace(
         adaptive, **{k: v for k, v in adaptive_changes.items() if hasattr(adaptive, k)}
     )
     return {
-        "planner": s.get("planner", "adaptive"),
+        "planner": s.planner,
         "guide": guide,
         "adaptive": adaptive,
-        "cpu": s.get("cpu"),
-        "counter": s.get("counter"),
+        "cpu": s.cpu,
+        "counter": s.counter,
         "nominal_hz": nominal_clock_hz(step.campaign.environment),
     }
 
@@ -183,16 +185,16 @@ def run_calibrate(step: CampaignStep) -> StepOutcome:
 
     library = _timed_library(step)
     s = _settings(step)
-    budget = float(s.get("budget_per_op_s", 900.0))
+    budget = float(s.budget_per_op_s)
     try:
         call_s, counter = calibrate_operation(
-            driver=_driver(),
+            driver=timing_driver(),
             library=library,
             operation=step.operation,
             input_bytes=step.input_bytes,
-            cpu=s.get("cpu"),
-            counter=s.get("counter"),
-            extra_args=_digest_args(step),
+            cpu=s.cpu,
+            counter=s.counter,
+            digest_bits=_digest_bits(step),
             limits=Limits(wall_seconds=budget, cpu_seconds=int(budget) + 1),
             timeout_s=budget,
         )
@@ -225,20 +227,21 @@ def _call_seconds(step: CampaignStep) -> float | None:
 
 def run_measure(step: CampaignStep) -> StepOutcome:
     from runner.harness.timing import measure_operation
-    from runner.measure import evidence_path, store_timing_json
+    from runner.store import measured_timing_store
 
     library = _timed_library(step)
     measured = measure_operation(
-        driver=_driver(),
+        driver=timing_driver(),
         library=library,
         operation=step.operation,
         input_bytes=step.input_bytes,
-        extra_args=_digest_args(step),
+        digest_bits=_digest_bits(step),
         calibration_call_s=_call_seconds(step),
         **_timing_kwargs(step),
     )
     kat = _kat_step_result(step)
     candidate, label = step.instance.submission.key, step.instance.label
+    pool = _input_pool(step, measured, library) if not measured.error else {}
     record = measured.to_record(
         candidate=candidate,
         label=label,
@@ -247,11 +250,11 @@ def run_measure(step: CampaignStep) -> StepOutcome:
         flags=kat.get("flags", ""),
         library=str(library),
         environment=step.campaign.environment,
+        input_pool=pool,
     )
-    path = evidence_path("records", candidate, label, step.operation, step.input_bytes)
 
     def store() -> None:
-        store_timing_json(campaign=step.campaign, path=path, record=record, instance=step.instance)
+        measured_timing_store(campaign=step.campaign, record=record, instance=step.instance)
 
     if measured.error:
         # The failed record (with its driver output) is still stored as evidence.
@@ -261,20 +264,53 @@ def run_measure(step: CampaignStep) -> StepOutcome:
             store=store,
             failed=True,
         )
-    mean = record.get("mean_cycles")
+    mean = record.aggregates.mean_cycles if record.aggregates else None
     return StepOutcome(
-        summary=f"{record.get('measurements')} calls, mean {format_cycles(mean)} cycles",
-        result={"measurements": record.get("measurements"), "wall_s": measured.wall_s},
+        summary=f"{record.measurements} calls, mean {format_cycles(mean)} cycles",
+        result={"measurements": record.measurements, "wall_s": measured.wall_s},
         store=store,
     )
 
 
-def _digest_args(step: CampaignStep) -> tuple[str, ...]:
+def _input_pool(step: CampaignStep, measured: Any, library: Path) -> dict[str, Any]:
+    """The operation timed over the campaign's seeded pool of inputs (none for hash lengths).
+
+    Each input is one sandboxed process of about a quarter of a fixed-input process; its noise is
+    judged against the fixed input's process-to-process spread. A failing input is recorded as
+    the pool's error (the fixed-input figure stands)."""
+    from runner.harness.input_pool import measure_input_pool, process_spread_relative
+    from runner.harness.timing import TimingError, run_samples
+
+    size = _settings(step).input_pool
+    plan = measured.plan
+    if not size or step.input_bytes or not plan.get("iterations_per_trial"):
+        return {}
+    medians = [sorted(g)[len(g) // 2] for g in run_samples(measured.runs) if g]
+    batch = int(plan.get("batch_calls") or 1)
+    iterations = max(4 * batch, int(plan["iterations_per_trial"]) // 4)
+    try:
+        pool = measure_input_pool(
+            driver=timing_driver(),
+            library=library,
+            operation=step.operation,
+            iterations=iterations,
+            batch=batch,
+            pool_size=size,
+            cpu=_settings(step).cpu,
+            counter=_settings(step).counter,
+            process_spread_relative=process_spread_relative(medians),
+        )
+    except TimingError as exc:
+        return {"pool_size": size, "error": str(exc)}
+    return pool.as_dict()
+
+
+def _digest_bits(step: CampaignStep) -> int | None:
     """Hash instances are timed at their own output length (from the manifest)."""
     if step.operation != "hash":
-        return ()
+        return None
     _manifest, instance = _manifest_and_instance(step)
-    return ("--digest-bits", str(instance.digest_bits)) if instance.digest_bits else ()
+    return instance.digest_bits
 
 
 def run_profile(step: CampaignStep) -> StepOutcome:
@@ -285,7 +321,7 @@ def run_profile(step: CampaignStep) -> StepOutcome:
         link_profile_library,
         profile_operation,
     )
-    from runner.measure import evidence_path, store_profile_json
+    from runner.store import measured_profile_store
 
     _timed_library(step)
     kat = _kat_step_result(step)
@@ -298,10 +334,8 @@ def run_profile(step: CampaignStep) -> StepOutcome:
         tools=tools,
         link_libs=kat.get("link_libs", []),
     )
-    params = ProfileParams()
-    overrides = _settings(step).get("profile_overrides") or {}
-    if overrides:
-        params = replace(params, **overrides)
+    run_settings = _settings(step)
+    params = replace(ProfileParams(), **(run_settings.profile_overrides or {}))
     try:
         profile = profile_operation(
             tools=tools,
@@ -312,28 +346,19 @@ def run_profile(step: CampaignStep) -> StepOutcome:
             call_s=_call_seconds(step) or 0.001,
             input_bytes=step.input_bytes,
             params=params,
-            cpu=_settings(step).get("cpu"),
-            counter=_settings(step).get("counter"),
-            extra_args=_digest_args(step),
+            cpu=run_settings.cpu,
+            counter=run_settings.counter,
+            digest_bits=_digest_bits(step),
         )
     except ProfileError as exc:
         raise StepFailed(f"profile failed: {exc}") from exc
-    path = evidence_path(
-        "profile",
-        step.instance.submission.key,
-        step.instance.label,
-        step.operation,
-        step.input_bytes,
-    )
 
     def store() -> None:
-        store_profile_json(
-            campaign=step.campaign, path=path, profile=profile, instance=step.instance
-        )
+        measured_profile_store(campaign=step.campaign, profile=profile, instance=step.instance)
 
-    share = profile.get("hash_share")
     return StepOutcome(
-        summary=f"wrapped {', '.join(wrapped) or 'nothing'}; hash share " + format_share(share),
+        summary=f"wrapped {', '.join(wrapped) or 'nothing'}; hash share "
+        + format_share(profile.hash_share),
         result={"wrapped": wrapped},
         store=store,
     )

@@ -7,6 +7,7 @@ from measurements.models import Campaign
 from runner.models import CampaignStep
 from runner.selectors import (
     campaign_contents,
+    campaign_precision_targets,
     campaign_progress,
     campaign_steps,
     listed_campaigns,
@@ -29,6 +30,7 @@ def campaign_detail(request: HttpRequest, key: str) -> HttpResponse:
         {
             "campaign": campaign,
             "progress": progress,
+            "targets": campaign_precision_targets(campaign),
             "percent": percent,
             "steps": steps,
             "failures": failures,

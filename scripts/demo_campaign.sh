@@ -9,7 +9,7 @@ SYSTEM=${NGCC_DEMO_SYSTEM:-local_1}
 export NGCC_CLUSTER=$SYSTEM
 $PY manage.py system_register "$SYSTEM" --allow-unfixed-host \
   --description "this machine (demo; not a fixed measurement host)"
-$PY manage.py submission_add examples/kem-ex1.toml examples/sign-ex1.toml examples/hash-ex1.toml
+$PY manage.py submission_add examples/kem-ex1.toml examples/sign-ex1.toml examples/hash-ex1.toml examples/kex-ex1.toml
 if [ -n "${NGCC_DEMO_REMEASURE:-}" ]; then unless=""; else unless="--unless-complete"; fi
 started=$($PY manage.py campaign_start --system "$SYSTEM" --quick --planner guide $unless)
 echo "$started"

@@ -11,6 +11,8 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+# The house plan (import-linter contracts in pyproject.toml; see docs/architecture.md).
+.venv/bin/lint-imports
 
 reachable() { .venv/bin/python - "$1" "$2" <<'PY'
 import socket, sys

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from measurements.charts import log_bar_chart
-from measurements.selectors.candidate_page import ChartBar, ChartData, ChartGroup
+from measurements.selectors.pages.cells import ChartBar, ChartData, ChartGroup
 
 SVG = "{http://www.w3.org/2000/svg}"
 

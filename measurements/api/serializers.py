@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from measurements import links
+from measurements.formatting import format_precision
 from measurements.models import (
     Build,
     Campaign,
@@ -153,8 +154,10 @@ class KATResultSerializer(serializers.ModelSerializer):
             "kind",
             "status",
             "first_difference",
-            "output_sha256",
-            "reference_sha256",
+            "output_raw_sha256",
+            "comparison",
+            "output_canonical_sha256",
+            "reference_canonical_sha256",
             "manifest_line",
             "evidence",
         ]
@@ -163,6 +166,8 @@ class KATResultSerializer(serializers.ModelSerializer):
 class MeasurementSerializer(_InstanceScopedSerializer):
     trials_url = serializers.SerializerMethodField()
     provenance = serializers.SerializerMethodField()
+    target_met = serializers.BooleanField(read_only=True, allow_null=True)
+    precision = serializers.SerializerMethodField()
 
     class Meta:
         model = Measurement
@@ -195,16 +200,37 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "sample_q3_cycles",
             "sample_ci95_low_cycles",
             "sample_ci95_high_cycles",
+            "precision_reached",
+            "precision_target",
+            "target_met",
+            "target_missed_reason",
+            "precision",
             "baseline_rss_bytes",
             "peak_rss_bytes",
             "stack_high_water_bytes",
             "sizes",
             "kex",
+            "input_pool",
             "counter",
             "environment",
             "evidence",
             "trials_url",
         ]
+        extra_kwargs = {
+            "input_pool": {
+                "help_text": "Our own measurements: the operation timed over a seeded pool of "
+                "inputs — pool_size, first_input, median (counter units per call), "
+                "spread_relative (interquartile range of the per-input medians over their "
+                "median), noise_relative, process_spread_relative, input_dependent and the "
+                "per-input figures. Empty where not measured."
+            },
+            "kex": {
+                "help_text": "Key exchange only: the run the timing driver checked before timing "
+                "— passes, pk_a_bytes, pk_b_bytes, sk_bytes, sta_bytes, stb_bytes, ss_bytes, "
+                "msg_capacity_bytes and messages (bytes of each pass's message). Empty for the "
+                "other categories."
+            },
+        }
 
     @extend_schema_field(serializers.CharField())
     def get_provenance(self, obj: Measurement) -> str:
@@ -213,7 +239,14 @@ class MeasurementSerializer(_InstanceScopedSerializer):
 
     @extend_schema_field(serializers.CharField())
     def get_trials_url(self, obj: Measurement) -> str:
-        return f"{reverse('api:trial-list')}?measurement={obj.pk}"
+        return links.api_url_for_measurement_trials(obj.pk)
+
+    @extend_schema_field(serializers.CharField())
+    def get_precision(self, obj: Measurement) -> str:
+        """As the page shows it: `±14 %, target 1 % not reached: budget`."""
+        return format_precision(
+            obj.precision_reached, obj.precision_target, obj.target_missed_reason
+        )
 
 
 # CSV columns of a measurement: the scalar figures (JSON objects are left to the JSON output,
@@ -221,7 +254,7 @@ class MeasurementSerializer(_InstanceScopedSerializer):
 MEASUREMENT_CSV_COLUMNS: list[str] = [
     f
     for f in MeasurementSerializer.Meta.fields
-    if f not in {"environment", "kex", "counter", "trials_url"}
+    if f not in {"environment", "kex", "input_pool", "counter", "trials_url"}
 ]
 
 
@@ -350,4 +383,4 @@ class EvidenceFileSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.CharField())
     def get_download_url(self, obj: EvidenceFile) -> str:
-        return reverse("api:evidence-download", kwargs={"pk": obj.pk})
+        return links.api_url_for_evidence_download(obj.pk)

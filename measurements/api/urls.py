@@ -7,11 +7,12 @@
 
 from __future__ import annotations
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from measurements.api import views
+from measurements.api.history import CandidateHistoryView
 from measurements.api.rankings import RankingsView
 from measurements.api.schema import ReadableSchemaView
 
@@ -60,6 +61,7 @@ for prefix, viewset, basename in (
 
 urlpatterns = [
     path("v1/rankings/<slug:category>/", RankingsView.as_view(), name="rankings"),
+    re_path(rf"^v1/{SUBMISSION}/history/$", CandidateHistoryView.as_view(), name="history"),
     path("v1/", include(router.urls)),
     path("schema/", ReadableSchemaView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

@@ -1,7 +1,9 @@
 """Record builds, KAT results, timing measurements and hash profiles.
 
 The importer and the runner both call these functions, so imported and measured data end up in
-the same tables in the same shape.
+the same tables in the same shape. A timing record or hash profile arrives with its aggregates
+already computed (`measurements.records`); the store verifies them against the trials and calls
+and refuses a mismatch before writing anything.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from typing import Any
 
 from django.db import transaction
 
-from measurements.harness_records import HashProfileRecord, TimingRecord, TrialRow
 from measurements.models import (
     Build,
     Campaign,
@@ -24,7 +25,15 @@ from measurements.models import (
     Submission,
     Trial,
 )
-from measurements.stats import aggregates_from_trials, sample_stats
+from measurements.precision import precision_outcome
+from measurements.records import (
+    HashProfileRecord,
+    TimingRecord,
+    TimingTrial,
+    verify_hash_profile,
+    verify_timing_record,
+)
+from measurements.stats import Aggregates, SampleStats, timing_aggregates
 
 
 class RecordConflict(ValueError):
@@ -119,8 +128,10 @@ def kat_result_record(
     kind: str,
     status: str,
     first_difference: str = "",
-    output_sha256: str = "",
-    reference_sha256: str = "",
+    output_raw_sha256: str = "",
+    comparison: str = "",
+    output_canonical_sha256: str = "",
+    reference_canonical_sha256: str = "",
     manifest_line: str = "",
     log: str = "",
     evidence: EvidenceFile | None = None,
@@ -131,8 +142,10 @@ def kat_result_record(
         defaults={
             "status": status,
             "first_difference": first_difference,
-            "output_sha256": output_sha256,
-            "reference_sha256": reference_sha256,
+            "output_raw_sha256": output_raw_sha256,
+            "comparison": comparison,
+            "output_canonical_sha256": output_canonical_sha256,
+            "reference_canonical_sha256": reference_canonical_sha256,
             "manifest_line": manifest_line,
             "log": log,
             "evidence": evidence,
@@ -144,7 +157,7 @@ def kat_result_record(
     return result
 
 
-def _trial_from_row(measurement: Measurement, row: TrialRow) -> Trial:
+def _trial_from_row(measurement: Measurement, row: TimingTrial) -> Trial:
     return Trial(
         measurement=measurement,
         index=row.index,
@@ -161,28 +174,71 @@ def _trial_from_row(measurement: Measurement, row: TrialRow) -> Trial:
     )
 
 
+#: Measurement columns of the sample statistics.
+_SAMPLE_COLUMNS = {
+    "sample_median_cycles": "median",
+    "sample_q1_cycles": "q1",
+    "sample_q3_cycles": "q3",
+    "sample_ci95_low_cycles": "ci95_low",
+    "sample_ci95_high_cycles": "ci95_high",
+}
+
+
+def _aggregate_values(
+    aggregates: Aggregates | None, samples: SampleStats | None
+) -> dict[str, float | int | None]:
+    """Measurement columns of a record's aggregates (None throughout without trials)."""
+    values: dict[str, float | int | None] = {
+        "measurements": aggregates.measurements if aggregates else 0,
+        "mean_cycles": aggregates.mean_cycles if aggregates else None,
+        "mean_seconds": aggregates.mean_seconds if aggregates else None,
+        "operations_per_second": aggregates.operations_per_second if aggregates else None,
+        "median_trial_seconds": aggregates.median_trial_seconds if aggregates else None,
+        "median_trial_cycles": aggregates.median_trial_cycles if aggregates else None,
+        "min_trial_seconds": aggregates.min_trial_seconds if aggregates else None,
+        "max_trial_seconds": aggregates.max_trial_seconds if aggregates else None,
+    }
+    for column, key in _SAMPLE_COLUMNS.items():
+        values[column] = getattr(samples, key) if samples else None
+    return values
+
+
 @transaction.atomic
 def measurement_recompute_aggregates(*, measurement: Measurement) -> Measurement:
     """Recompute the stored aggregates (and sample statistics) from the stored trials."""
     trials = list(measurement.trials.all())
     if trials:
-        agg = aggregates_from_trials(trials)
-        for key, value in agg.as_dict().items():
+        for key, value in _aggregate_values(*timing_aggregates(trials)).items():
             setattr(measurement, key, value)
-        samples = [cycles / (t.batch_calls or 1) for t in trials for cycles in (t.samples or [])]
-        if samples:
-            stats = sample_stats(samples)
-            measurement.sample_median_cycles = stats.median
-            measurement.sample_q1_cycles = stats.q1
-            measurement.sample_q3_cycles = stats.q3
-            measurement.sample_ci95_low_cycles = stats.ci95_low
-            measurement.sample_ci95_high_cycles = stats.ci95_high
+        samples = timing_aggregates(trials)[1]
+        target = _campaign_target(measurement.campaign)
+        for key, value in _precision_values(samples, measurement.plan, target).items():
+            setattr(measurement, key, value)
     measurement.save()
     return measurement
 
 
-def _measurement_values(record: TimingRecord) -> dict[str, Any]:
-    agg = record.aggregates
+def _campaign_target(campaign: Campaign) -> float | None:
+    return (campaign.planning or {}).get("target_precision")
+
+
+def _precision_values(
+    samples: SampleStats | None, plan: dict[str, Any] | None, campaign_target: float | None
+) -> dict[str, Any]:
+    """Precision reached (how far the next campaign may land, relative), target and why missed."""
+    outcome = precision_outcome(
+        reached=samples.next_campaign_half_width_relative if samples else None,
+        plan=plan or {},
+        campaign_target=campaign_target,
+    )
+    return {
+        "precision_reached": outcome.reached,
+        "precision_target": outcome.target,
+        "target_missed_reason": outcome.missed_reason,
+    }
+
+
+def _measurement_values(record: TimingRecord, campaign: Campaign) -> dict[str, Any]:
     return {
         "status": record.status,
         "schema": record.schema,
@@ -197,21 +253,16 @@ def _measurement_values(record: TimingRecord) -> dict[str, Any]:
         "cpu": record.cpu,
         "environment": record.environment,
         "timing_scope": record.timing_scope,
-        "measurements": agg.get("measurements") or 0,
-        "mean_cycles": agg.get("mean_cycles"),
-        "mean_seconds": agg.get("mean_seconds"),
-        "operations_per_second": agg.get("operations_per_second"),
-        "median_trial_seconds": agg.get("median_trial_seconds"),
-        "median_trial_cycles": agg.get("median_trial_cycles"),
-        "min_trial_seconds": agg.get("min_trial_seconds"),
-        "max_trial_seconds": agg.get("max_trial_seconds"),
         "throughput_mb_per_second": record.throughput_mb_per_second,
         "baseline_rss_bytes": record.baseline_rss_bytes,
         "peak_rss_bytes": record.peak_rss_bytes,
         "stack_high_water_bytes": record.stack_high_water_bytes,
         "sizes": record.sizes,
         "kex": record.kex,
+        "input_pool": record.input_pool,
         "counter": record.counter,
+        **_aggregate_values(record.aggregates, record.sample_stats),
+        **_precision_values(record.sample_stats, record.plan, _campaign_target(campaign)),
     }
 
 
@@ -223,7 +274,12 @@ def timing_record_store(
     evidence: EvidenceFile | None = None,
     instance: Instance | None = None,
 ) -> Measurement:
-    """Store a whole timing record (its measurement and trials) in one transaction."""
+    """Store a whole timing record (its measurement and trials) in one transaction.
+
+    The record's aggregates are stored as it states them, once verified against its trials
+    (`RecordAggregateMismatch` otherwise, before anything is written).
+    """
+    verify_timing_record(record)
     if instance is None:
         instance, _ = instance_get_or_create(
             candidate=record.candidate,
@@ -247,11 +303,9 @@ def timing_record_store(
         operation=record.operation,
         input_bytes=record.input_bytes,
         evidence=evidence,
-        **_measurement_values(record),
+        **_measurement_values(record, campaign),
     )
     Trial.objects.bulk_create([_trial_from_row(measurement, row) for row in record.trials])
-    if any(row.samples for row in record.trials):
-        measurement_recompute_aggregates(measurement=measurement)
     return measurement
 
 
@@ -263,6 +317,8 @@ def hash_profile_store(
     evidence: EvidenceFile | None = None,
     instance: Instance | None = None,
 ) -> HashProfile:
+    """Store a hash profile and its calls; its shares verified against the calls first."""
+    verify_hash_profile(profile)
     if instance is None:
         instance, _ = instance_get_or_create(candidate=profile.candidate, label=profile.label)
     if HashProfile.objects.filter(

@@ -6,8 +6,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from measurements.charts import log_bar_chart
-from measurements.selectors.candidate_page import CandidatePage, candidate_page
-from measurements.services.export_pages import candidate_markdown
+from measurements.rendering.markdown import candidate_markdown
+from measurements.selectors.pages.candidate import CandidatePage, candidate_page
 from measurements.views.downloads import table_csv_response
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from measurements.selectors.candidate_page import candidate_page_url, summary_page_url
+from measurements import links
 from measurements.selectors.evidence import content_type_for, evidence_get, evidence_view
 
 
 def evidence_detail(request: HttpRequest, evidence_id: int) -> HttpResponse:
     view = evidence_view(evidence_id)
-    candidate_url = (
-        candidate_page_url(view.system_key, view.submission_key) if view.submission_key else ""
+    page_url = (
+        links.candidate_url(view.system_key, view.submission_key) if view.submission_key else ""
     )
     return render(
         request,
@@ -20,8 +20,8 @@ def evidence_detail(request: HttpRequest, evidence_id: int) -> HttpResponse:
         {
             "view": view,
             "evidence": view.evidence,
-            "candidate_url": candidate_url,
-            "summary_url": summary_page_url(view.system_key),
+            "candidate_url": page_url,
+            "summary_url": links.summary_url(view.system_key),
         },
     )
 

@@ -1,7 +1,7 @@
 """Performance index and the system-level pages (summary, method, size audit, survey, KAT).
 
-Views stay thin: they resolve the system (404 for an unknown key), call one selector from
-`measurements.selectors.system_pages` and render its result.
+Views stay thin: they resolve the system (404 for an unknown key), call one page builder from
+`measurements.selectors.pages` and render its result (or, with ``format=csv``, one of its tables).
 """
 
 from __future__ import annotations
@@ -12,7 +12,14 @@ from django.utils.safestring import mark_safe
 
 from measurements import charts_system
 from measurements.models import System
-from measurements.selectors import system_pages
+from measurements.selectors.pages.index import IndexPage, index_page
+from measurements.selectors.pages.kat_overview import KatOverview
+from measurements.selectors.pages.kat_overview import kat_overview as kat_overview_page
+from measurements.selectors.pages.method import method_page
+from measurements.selectors.pages.size_audit import AUDIT_STATE_LABELS, size_audit_page
+from measurements.selectors.pages.summary import SystemSummary
+from measurements.selectors.pages.summary import system_summary as system_summary_page
+from measurements.selectors.pages.survey import survey_page
 from measurements.views.downloads import table_csv_response
 
 
@@ -21,13 +28,13 @@ def _system_or_404(key: str) -> System:
 
 
 def performance_index(request: HttpRequest) -> HttpResponse:
-    page = system_pages.index_page()
+    page = index_page()
     if request.GET.get("format") == "csv":
         return _index_csv(page, request.GET.get("table", ""))
     return render(request, "measurements/index.html", {"page": page})
 
 
-def _index_csv(page: system_pages.IndexPage, table: str) -> HttpResponse:
+def _index_csv(page: IndexPage, table: str) -> HttpResponse:
     """The index's systems (``table=systems``) or submissions (``table=submissions``) as CSV."""
     if table == "systems":
         return table_csv_response(
@@ -55,7 +62,7 @@ def _index_csv(page: system_pages.IndexPage, table: str) -> HttpResponse:
 
 
 def system_summary(request: HttpRequest, system: str) -> HttpResponse:
-    summary = system_pages.system_summary(_system_or_404(system), request.GET.get("campaign"))
+    summary = system_summary_page(_system_or_404(system), request.GET.get("campaign"))
     if request.GET.get("format") == "csv":
         return _summary_section_csv(summary, request.GET.get("table", ""))
     charts = {
@@ -67,7 +74,7 @@ def system_summary(request: HttpRequest, system: str) -> HttpResponse:
     )
 
 
-def _summary_section_csv(summary: system_pages.SystemSummary, category: str) -> HttpResponse:
+def _summary_section_csv(summary: SystemSummary, category: str) -> HttpResponse:
     """One section of the summary as CSV (``?table=kem&format=csv``): every row, as shown."""
     section = next((s for s in summary.sections if s.spec.category == category), None)
     if section is None:
@@ -80,7 +87,7 @@ def _summary_section_csv(summary: system_pages.SystemSummary, category: str) -> 
 
 
 def system_method(request: HttpRequest, system: str) -> HttpResponse:
-    page = system_pages.method_page(_system_or_404(system), request.GET.get("campaign"))
+    page = method_page(_system_or_404(system), request.GET.get("campaign"))
     return render(request, "measurements/system/method.html", {"page": page})
 
 
@@ -88,7 +95,7 @@ def size_audit(request: HttpRequest) -> HttpResponse:
     # Disagreements are listed by default; the other states are counts, listed on request
     # (``state=all`` lists every row).
     state = request.GET.get("state", "differs")
-    page = system_pages.size_audit_page(
+    page = size_audit_page(
         system=request.GET.get("system", ""),
         candidate=request.GET.get("candidate", ""),
         state="" if state == "all" else state,
@@ -107,12 +114,12 @@ def size_audit(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "measurements/system/size_audit.html",
-        {"page": page, "state_labels": system_pages.AUDIT_STATE_LABELS},
+        {"page": page, "state_labels": AUDIT_STATE_LABELS},
     )
 
 
 def survey(request: HttpRequest) -> HttpResponse:
-    page = system_pages.survey_page()
+    page = survey_page()
     if request.GET.get("format") == "csv":
         return table_csv_response(
             "survey",
@@ -129,13 +136,13 @@ def survey(request: HttpRequest) -> HttpResponse:
 
 
 def kat_overview(request: HttpRequest) -> HttpResponse:
-    page = system_pages.kat_overview()
+    page = kat_overview_page()
     if request.GET.get("format") == "csv":
         return _kat_csv(page, request.GET.get("table", ""))
     return render(request, "measurements/system/kat_overview.html", {"page": page})
 
 
-def _kat_csv(page: system_pages.KatOverview, table: str) -> HttpResponse:
+def _kat_csv(page: KatOverview, table: str) -> HttpResponse:
     """``?table=counts`` or ``?table=problems`` of the KAT overview as CSV."""
     if table == "counts":
         return table_csv_response(

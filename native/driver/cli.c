@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "cli.h"
+#include "categories.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -10,13 +11,15 @@ static void usage(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [options] LIBRARY OPERATION\n"
-            "  OPERATION: keygen enc dec | keygen sign verify | hash | exchange\n"
+            "  OPERATION: " NGCC_OPERATIONS_USAGE "\n"
             "  --iterations N   timed calls per trial (default 1)\n"
             "  --trials N       trials in this process (default 1)\n"
             "  --warmups N      untimed calls before the first trial (default 0)\n"
             "  --batch N        calls per cycle sample (default: >= --min-samples samples)\n"
             "  --min-samples N  samples per trial for the automatic batch (default 16)\n"
-            "  --input-bytes N  hash message length (default 0)\n"
+            "  --input-bytes N  hash message length (default 0; the guide's: "
+            NGCC_HASH_MESSAGE_BYTES_USAGE ")\n"
+            "  --input-seed K   input K of the seeded pool (default 0: the fixed inputs)\n"
             "  --digest-bits N  hash output length (default: library getter, else 256)\n"
             "  --hash-fn NAME   CryptHash (default), sm3hash, pseudohash, pseudoXOF\n"
             "  --category NAME  kem|sign|hash|kex (default: ngcc_category or probing)\n"
@@ -54,6 +57,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         {"category", required_argument, 0, 'g'},   {"cpu", required_argument, 0, 'c'},
         {"counter", required_argument, 0, 'k'},    {"stack-bytes", required_argument, 0, 's'},
         {"time-limit", required_argument, 0, 'l'}, {"probe", no_argument, 0, 'p'},
+        {"input-seed", required_argument, 0, 'e'},
         {0, 0, 0, 0}};
     memset(cli, 0, sizeof *cli);
     cli->iterations = 1;
@@ -83,6 +87,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         case 's': bad = num(optarg, &cli->stack_bytes); break;
         case 'l': bad = seconds(optarg, &cli->time_limit_s); break;
         case 'p': cli->probe = 1; break;
+        case 'e': bad = num(optarg, &cli->op.input_seed); break;
         default: bad = 1;
         }
         if (bad) {

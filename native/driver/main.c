@@ -13,6 +13,7 @@
 #include "measure.h"
 #include "mem.h"
 #include "ops.h"
+#include "ops_kex.h"
 
 typedef struct {
     const ngcc_cli *cli;
@@ -40,7 +41,12 @@ static void print_trial(const ngcc_trial *t)
            (unsigned long long)t->cycles, t->batch_calls, t->cpu);
     for (size_t i = 0; i < t->n_samples; i++)
         printf("%s%llu", i ? "," : "", (unsigned long long)t->samples[i]);
-    printf("]}");
+    printf("],\"involuntary_switches\":%ld,\"voluntary_switches\":%ld,\"loadavg_start\":",
+           t->involuntary_switches, t->voluntary_switches);
+    ngcc_json_num(stdout, t->loadavg_start);
+    printf(",\"loadavg_end\":");
+    ngcc_json_num(stdout, t->loadavg_end);
+    printf("}");
 }
 
 static void print_ll(const char *key, long long v)
@@ -79,6 +85,7 @@ static int emit(const report *r, const char *error)
     }
     if (r->op) {
         print_sizes(r->op);
+        ngcc_kex_print(stdout, r->op);
         printf("\"hash_fn\":");
         ngcc_json_str(stdout, strcmp(r->op->category, "hash") == 0
                                   ? (cli->op.hash_fn ? cli->op.hash_fn : "CryptHash")

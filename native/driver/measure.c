@@ -1,9 +1,31 @@
 #define _GNU_SOURCE
 #include "measure.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+
+/* The 1-minute load average, or NaN (printed as null) when not available. */
+static double load_average(void)
+{
+    double avg[1];
+    return getloadavg(avg, 1) == 1 ? avg[0] : NAN;
+}
+
+/* Context switches of the calling thread so far (RUSAGE_THREAD: the timed
+ * loop runs on this thread only; other threads' switches are not ours). */
+static void thread_switches(long *involuntary, long *voluntary)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+        *involuntary = *voluntary = -1;
+        return;
+    }
+    *involuntary = ru.ru_nivcsw;
+    *voluntary = ru.ru_nvcsw;
+}
 
 ull ngcc_auto_batch(ull iterations, ull min_samples)
 {
@@ -40,6 +62,11 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     /* Batches are contiguous: each counter read ends one sample and starts
      * the next, so the samples add up to the trial total (less the final
      * partial batch) and every sample carries exactly one read overhead. */
+    /* Interference readings enclose the timed region, outside the wall-time
+     * window, so they cost the measured calls nothing. */
+    long inv0, vol0;
+    t->loadavg_start = load_average();
+    thread_switches(&inv0, &vol0);
     uint64_t w0 = ngcc_wall_ns();
     uint64_t c0 = ngcc_counter_read(c), prev = c0;
     for (size_t b = 0; b < full; b++) {
@@ -70,6 +97,11 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     }
     uint64_t c1 = rest ? ngcc_counter_read(c) : prev;
     uint64_t w1 = ngcc_wall_ns();
+    long inv1, vol1;
+    thread_switches(&inv1, &vol1);
+    t->loadavg_end = load_average();
+    t->involuntary_switches = inv0 < 0 || inv1 < 0 ? -1 : inv1 - inv0;
+    t->voluntary_switches = vol0 < 0 || vol1 < 0 ? -1 : vol1 - vol0;
     t->measurements = iterations;
     t->seconds = (double)(w1 - w0) / 1e9;
     t->cycles = c1 - c0;

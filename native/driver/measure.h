@@ -17,6 +17,13 @@ typedef struct {
     ull nonzero;       /* calls that returned non-zero */
     int last_ret;
     int cpu;           /* CPU at the end of the trial */
+    /* Interference the OS reports over the trial (the Python side decides what
+     * counts as disturbed): context switches of this thread, and the 1-minute
+     * load average before and after (-1 / NaN when unavailable). */
+    long involuntary_switches;
+    long voluntary_switches;
+    double loadavg_start;
+    double loadavg_end;
 } ngcc_trial;
 
 /* Calls per batch giving at least `min_samples` samples (one call per batch

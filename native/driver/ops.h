@@ -14,6 +14,7 @@ typedef struct {
     const char *hash_fn;  /* hash entry point: CryptHash (default), sm3hash, ... */
     ull input_bytes;      /* hash message length */
     long digest_bits;     /* <= 0: library getter ngcc_digest_bits, else 256 */
+    ull input_seed;       /* 0: the guide's fixed inputs; k > 0: input k of a seeded pool */
 } ngcc_op_options;
 
 struct ngcc_op {
@@ -24,8 +25,10 @@ struct ngcc_op {
     ull input_bytes;
     ull pk_bytes, sk_bytes, ct_bytes, ss_bytes, sig_bytes, digest_bytes;
     long digest_bits;
+    ull input_seed; /* 0: the guide's fixed inputs */
     unsigned char *pk, *sk, *ct, *ss, *ss2, *sig, *msg, *digest;
     ull pk_len, sk_len, ct_len, ss_len, sig_len, msg_len;
+    void *kex; /* key exchange: entry points, buffers and lengths (ops_kex.c) */
 };
 
 /* Seed the DRNG (bytes 00..2f), determine the category, resolve symbols and

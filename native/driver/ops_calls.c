@@ -19,7 +19,6 @@ typedef int (*sign_fn)(uc *, ull, uc *, ull, uc *, ull *);
 typedef int (*verify_fn)(uc *, ull, uc *, ull, uc *, ull);
 typedef int (*hash_fn)(int, const uc *, ull, uc *);
 typedef int (*xof_fn)(ull, const uc *, ull, uc *);
-typedef int (*kex_fn)(void);
 
 int ngcc_call_kem_keygen(ngcc_op *op)
 {
@@ -68,10 +67,4 @@ int ngcc_call_xof(ngcc_op *op)
 {
     FN(xof_fn, op);
     return f((ull)op->digest_bits, op->msg, op->msg_len * 8u, op->digest);
-}
-
-int ngcc_call_kex(ngcc_op *op)
-{
-    FN(kex_fn, op);
-    return f();
 }

@@ -12,6 +12,5 @@ int ngcc_call_sig_sign(ngcc_op *op);
 int ngcc_call_sig_verify(ngcc_op *op);
 int ngcc_call_hash(ngcc_op *op);
 int ngcc_call_xof(ngcc_op *op);
-int ngcc_call_kex(ngcc_op *op);
 
 #endif

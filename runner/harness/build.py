@@ -319,7 +319,10 @@ def build_instances(
     if flags_label not in FLAG_SETS:
         raise ValueError(f"unknown flag set {flags_label!r}")
     todo = list(instances if instances is not None else manifest.instances)
-    results = [_prepare(manifest, inst, flags_label, Path(build_root), compiler) for inst in todo]
+    # Compilers and the linker run with the build directory as cwd, so a relative build root
+    # (the commands' default ``var/build``) must be made absolute against the caller's cwd first.
+    root = Path(build_root).resolve()
+    results = [_prepare(manifest, inst, flags_label, root, compiler) for inst in todo]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [
             pool.submit(_compile_one, rec, res.build_dir) for res in results for rec in res.sources

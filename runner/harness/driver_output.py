@@ -1,12 +1,12 @@
 """The one parser of native driver output (``ngcc-time`` and ``ngcc-prof``).
 
 Each driver process prints exactly one JSON object on stdout.  This module validates it (every
-problem is a `DriverOutputError` naming the field) and assembles the output of several processes
-into dicts in the shape of the shared harness records and profiles, so that our own measurements
-and imported harness data go through the same parser (`measurements.harness_records`) and the same
-services.  Beyond the harness shape, records carry per-trial ``samples`` (counter units per batch),
-``batch_calls``, ``counter`` and ``cpu``, and record-level ``counter``, ``stack_high_water_bytes``
-and ``sample_stats``.
+problem is a `DriverOutputError` naming the field) and builds, from the output of several
+processes, the record types of `measurements.records` (`TimingRecord`, `HashProfileRecord`) —
+the same types the importer builds from harness files, handed to the same services.  Beyond the
+harness data, our records carry per-trial ``samples`` (counter units per batch), ``batch_calls``,
+``counter`` and ``cpu``, and record-level ``counter``, ``stack_high_water_bytes`` and sample
+statistics.
 """
 
 from __future__ import annotations
@@ -14,19 +14,23 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import SimpleNamespace
 from typing import Any
 
-from measurements.stats import (
-    HASH_FUNCTIONS,
-    aggregates_from_trials,
-    calls_per_operation,
-    hash_share,
-    sample_stats,
-    time_shares,
+from measurements import stats
+from measurements.records import (
+    HashProfileRecord,
+    ProfileCall,
+    TimingRecord,
+    TimingTrial,
+    hash_profile_record,
+    record_path,
+    timing_record,
+    trials_with_processes,
 )
+from measurements.stats import HASH_FUNCTIONS
 
-SCHEMA = 2
 PROFILE_FUNCTIONS = (*HASH_FUNCTIONS, "drng")
 SIZE_KEYS = (
     "input_bytes",
@@ -36,6 +40,17 @@ SIZE_KEYS = (
     "ss_bytes",
     "signature_bytes",
     "digest_bytes",
+)
+#: Byte counts of a key-exchange run (``kex`` object of ``ngcc-time``; see native/driver/ops_kex.c).
+KEX_SIZE_KEYS = (
+    "passes",
+    "pk_a_bytes",
+    "pk_b_bytes",
+    "sk_bytes",
+    "sta_bytes",
+    "stb_bytes",
+    "ss_bytes",
+    "msg_capacity_bytes",
 )
 
 
@@ -140,6 +155,8 @@ class DriverRun:
     stack_high_water_bytes: int | None
     trials: list[dict[str, Any]]
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: Key exchange only: passes, key/state/secret sizes and ``messages`` (bytes of each pass).
+    kex: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -176,11 +193,35 @@ def _parse_trial(raw: Any, i: int, counter_name: str) -> dict[str, Any]:
         "counter": counter_name,
         "cpu": _int(t, "cpu", f"{path}.cpu", required=False, minimum=-1),
     }
+    # What the OS says about interference (absent from older drivers; -1: not available).
+    for key in ("involuntary_switches", "voluntary_switches"):
+        value = _int(t, key, f"{path}.{key}", required=False, minimum=-1)
+        if value is not None:
+            trial[key] = None if value < 0 else value
+    for key in ("loadavg_start", "loadavg_end"):
+        if key in t:
+            trial[key] = _num(t, key, f"{path}.{key}", required=False)
     if len(samples) * trial["batch_calls"] > trial["measurements"]:
         raise DriverOutputError(f"{path}.samples", "more calls in samples than in the trial")
     if sum(samples) > trial["cycles"]:
         raise DriverOutputError(f"{path}.samples", "samples add up to more than the trial")
     return trial
+
+
+def _parse_kex(data: dict[str, Any]) -> dict[str, Any]:
+    raw = _get(data, "kex", "kex", required=False)
+    if raw is None:
+        return {}
+    k = _obj(raw, "kex")
+    kex: dict[str, Any] = {key: _int(k, key, f"kex.{key}") for key in KEX_SIZE_KEYS}
+    messages = _get(k, "messages", "kex.messages")
+    if not isinstance(messages, list) or len(messages) != kex["passes"]:
+        raise DriverOutputError("kex.messages", f"expected a list of {kex['passes']} lengths")
+    for i, n in enumerate(messages):
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= kex["msg_capacity_bytes"]:
+            raise DriverOutputError(f"kex.messages[{i}]", f"bad message length {n!r}")
+    kex["messages"] = list(messages)
+    return kex
 
 
 def parse_probe_output(stdout: str) -> dict[str, Any]:
@@ -230,12 +271,13 @@ def parse_driver_output(stdout: str) -> DriverRun:
         ),
         trials=trials,
         raw=data,
+        kex=_parse_kex(data),
     )
 
 
 def per_call_samples(trials: list[dict[str, Any]]) -> list[float]:
-    """Per-call counter units of every batch sample of ``trials``."""
-    return [s / t["batch_calls"] for t in trials for s in t.get("samples") or []]
+    """Per-call counter units of every batch sample of validated driver ``trials``."""
+    return stats.per_call_samples(SimpleNamespace(**t) for t in trials)
 
 
 def process_entry(
@@ -270,6 +312,40 @@ def _max_of(values: list[int | None]) -> int | None:
     return max(present) if present else None
 
 
+def _timing_trial(index: int, trial: dict[str, Any]) -> TimingTrial:
+    """A validated driver trial (see `_parse_trial`) as a record trial."""
+    return TimingTrial(
+        index=index,
+        process_index=0,
+        measurements=trial["measurements"],
+        seconds=trial["seconds"],
+        cycles=trial["cycles"],
+        counter=trial.get("counter") or "",
+        cpu=trial.get("cpu"),
+        disturbed=bool(trial.get("disturbed")),
+        samples=[float(s) for s in trial.get("samples") or ()],
+        batch_calls=trial.get("batch_calls"),
+    )
+
+
+def _moment(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _run_figures(runs: list[DriverRun]) -> dict[str, Any]:
+    """Sizes and counter of the first run; the largest memory figures of all runs."""
+    if not runs:
+        return {}
+    return {
+        "sizes": dict(runs[0].sizes),
+        "kex": dict(runs[0].kex),
+        "counter": dict(runs[0].counter),
+        "baseline_rss_bytes": _max_of([r.baseline_rss_bytes for r in runs]),
+        "peak_rss_bytes": _max_of([r.peak_rss_bytes for r in runs]),
+        "stack_high_water_bytes": _max_of([r.stack_high_water_bytes for r in runs]),
+    }
+
+
 def build_timing_record(
     *,
     candidate: str,
@@ -290,67 +366,45 @@ def build_timing_record(
     ended_utc: str | None = None,
     environment: dict[str, Any] | None = None,
     error: str | None = None,
-) -> dict[str, Any]:
-    """Assemble a timing record from the accepted runs (one per trial process).
+    input_pool: dict[str, Any] | None = None,
+) -> TimingRecord:
+    """The timing record of the accepted runs (one per trial process), built once, here.
 
-    Aggregates follow `measurements.stats` (the guide's Σcycles / Σcalls); the sample statistics
-    are over per-call values of every batch sample.
+    Its aggregates are computed by `measurements.stats.timing_aggregates` (the guide's
+    Σcycles / Σcalls, and order statistics of the per-call values of every batch sample); each
+    trial is tagged with the process that produced it. ``timing_record_json`` writes it as
+    evidence in the harness shape.
     """
-    trials = [t for run in runs for t in run.trials]
-    status = "complete" if trials and error is None else "failed"
-    record: dict[str, Any] = {
-        "schema": SCHEMA,
-        "status": status,
-        "candidate": candidate,
-        "label": label,
-        "instance": instance,
-        "variant": variant,
-        "flags": flags,
-        "operation": operation,
-        "input_bytes": input_bytes,
-        "plan": plan,
-        "kat": kat,
-        "disturbed_retries": sum(p.get("disturbed_retries", 0) for p in processes),
-        "library": library,
-        "library_sha256": library_sha256,
-        "started_utc": started_utc,
-        "ended_utc": ended_utc,
-        "environment": environment or {},
-        "processes": processes,
-        "trials": trials,
-        "build_flags": build_flags,
-        "timing_scope": "loop",
-        "kex": {},
-    }
-    if error is not None:
-        record["error"] = error
-    if not trials:
-        record.update(measurements=0, baseline_rss_bytes=None, peak_rss_bytes=None)
-        return record
-    agg = aggregates_from_trials(SimpleNamespace(**t) for t in trials).as_dict()
-    record.update(agg)
-    record["guide_100_measurements_met"] = agg["measurements"] >= 100
-    ops = agg["operations_per_second"]
-    record["throughput_MB_per_second"] = input_bytes * ops / 1e6 if input_bytes else None
-    first = runs[0]
-    record["sizes"] = dict(first.sizes)
-    record["baseline_rss_bytes"] = _max_of([r.baseline_rss_bytes for r in runs])
-    record["peak_rss_bytes"] = _max_of([r.peak_rss_bytes for r in runs])
-    record["stack_high_water_bytes"] = _max_of([r.stack_high_water_bytes for r in runs])
-    record["counter"] = dict(first.counter)
-    samples = per_call_samples(trials)
-    if samples:
-        st = sample_stats(samples)
-        record["sample_stats"] = {
-            "count": st.count,
-            "median": st.median,
-            "q1": st.q1,
-            "q3": st.q3,
-            "ci95_low": st.ci95_low,
-            "ci95_high": st.ci95_high,
-            "ci95_half_width_relative": st.ci95_half_width_relative,
-        }
-    return record
+    raw_trials = [t for run in runs for t in run.trials]
+    trials = trials_with_processes(
+        [_timing_trial(i, t) for i, t in enumerate(raw_trials)], processes
+    )
+    return timing_record(
+        path=record_path("records", candidate, label, operation, input_bytes),
+        status="complete" if trials and error is None else "failed",
+        candidate=candidate,
+        label=label,
+        operation=operation,
+        input_bytes=input_bytes,
+        trials=trials,
+        instance=instance,
+        variant=variant,
+        flags=flags,
+        build_flags=build_flags,
+        kat=kat,
+        plan=plan,
+        disturbed_retries=sum(p.get("disturbed_retries", 0) for p in processes),
+        started_utc=_moment(started_utc),
+        ended_utc=_moment(ended_utc),
+        environment=environment or {},
+        timing_scope="loop",
+        processes=processes,
+        library=library,
+        library_sha256=library_sha256,
+        error=error,
+        input_pool=input_pool or {},
+        **_run_figures(runs if trials else []),
+    )
 
 
 # --- ngcc-prof --------------------------------------------------------------------------------
@@ -422,31 +476,28 @@ def build_profile_record(
     command: list[str],
     stderr: str = "",
     instance: str = "",
-) -> dict[str, Any]:
-    """A profile dict in the shape of the shared ``profile/<id>/<label>__<op>.json`` files."""
-    record: dict[str, Any] = {
-        "schema": SCHEMA,
-        "candidate": candidate,
-        "label": label,
-        "operation": run.operation,
-        "input_bytes": run.input_bytes,
-        "status": run.status,
-        "command": list(command),
-        "stderr": stderr,
-    }
-    if run.status != "complete":
-        record["error"] = run.error
-        return record
-    share = time_shares(((c["fn"], c["ticks"]) for c in run.calls), run.ticks)
-    record.update(
-        meta={"id": candidate, "instance": instance or label, "operation": run.operation}
-        | {k: v for k, v in run.meta.items()},
-        total={"operations": run.operations, "ticks": run.ticks},
-        calls=run.calls,
-        share=share,
-        hash_share=hash_share(share),
-        calls_per_operation=calls_per_operation(
-            ((c["fn"], c["calls"]) for c in run.calls), run.operations
-        ),
+) -> HashProfileRecord:
+    """The hash profile of one ``ngcc-prof`` run, its shares computed once, here."""
+    complete = run.status == "complete"
+    meta = run.meta or {}
+    if complete:
+        meta = {"id": candidate, "instance": instance or label, "operation": run.operation} | meta
+    tick_hz, warmups = meta.get("tick_hz"), meta.get("warmups")
+    return hash_profile_record(
+        path=record_path("profile", candidate, label, run.operation, run.input_bytes),
+        status=run.status,
+        candidate=candidate,
+        label=label,
+        operation=run.operation,
+        input_bytes=run.input_bytes,
+        total_operations=run.operations,
+        total_ticks=run.ticks,
+        calls=[ProfileCall(**c) for c in run.calls],
+        tick_source=str(meta.get("tick_source", "")),
+        tick_hz=None if tick_hz is None else float(tick_hz),
+        warmups=None if warmups is None else int(warmups),
+        meta=meta,
+        command=[str(part) for part in command],
+        stderr=stderr,
+        error=run.error,
     )
-    return record

@@ -45,7 +45,8 @@ FUNCTIONAL_STATUSES = frozenset(
 )
 DRIVER_EXIT = {
     256 - 3: "an operation returned non-zero (exit -3)",
-    256 - 5: "decapsulation/verification disagrees (exit -5)",
+    256 - 5: "decapsulation/verification disagrees, or the key-exchange secrets differ (exit -5)",
+    256 - 6: "key exchange: the pass count disagrees with kex_get_passes_num (exit -6)",
 }
 
 #: Entry points a library must export, per category (from the domain registry).
@@ -148,7 +149,12 @@ class KatResult:
     reference: str = ""  # reference file (relative to root) or digest line
     output_file: str | None = None
     output_bytes: int | None = None
-    output_sha256: str | None = None  # raw bytes
+    output_raw_sha256: str | None = None  # the output file's bytes, as written
+    # The comparison that decides PASS/MISMATCH is over canonical text ("strict", "nolen",
+    # "nolen:N"): both digests below are taken that way, so on PASS they are equal.
+    comparison: str = ""
+    output_canonical_sha256: str | None = None
+    reference_canonical_sha256: str | None = None
     output_manifest: str | None = None  # "<sha> strict <label>/<file>" over canonical text
     run: dict = field(default_factory=dict)
     functional: FunctionalResult | None = None
@@ -197,7 +203,11 @@ def _status_of_run(res: SandboxResult) -> tuple[KatStatus, str] | None:
     if res.status is Outcome.TIMEOUT:
         return KatStatus.TIMEOUT, res.detail
     if res.status is Outcome.EXIT and res.returncode in DRIVER_EXIT:
-        return KatStatus.CRYPTOFAIL, DRIVER_EXIT[res.returncode]
+        # The driver's last stderr line says which record and call (e.g. the pass that
+        # returned 1 too early); clipped, since the candidate shares that stream.
+        said = res.stderr.strip().splitlines()[-1:]
+        reason = f" — driver: {_clip(said[0])}" if said else ""
+        return KatStatus.CRYPTOFAIL, DRIVER_EXIT[res.returncode] + reason
     return KatStatus.CRASH, res.detail
 
 
@@ -251,11 +261,15 @@ def functional_check(
 def _compare(result: KatResult, manifest: Manifest, instance: Instance, output: Path) -> None:
     result.output_file = output.name
     result.output_bytes = output.stat().st_size
-    result.output_sha256 = sha256_file(output)
+    result.output_raw_sha256 = sha256_file(output)
     strict = file_canonical_digest(output)
     result.output_manifest = KatDigest(strict, "strict", None, instance.label, output.name).line()
     if instance.kat_reference is not None:
         result.reference = manifest.rel(instance.kat_reference)
+        # Line-by-line equality of canonical texts is equality of their strict digests.
+        result.comparison = "strict"
+        result.output_canonical_sha256 = strict
+        result.reference_canonical_sha256 = file_canonical_digest(instance.kat_reference)
         diff = first_file_difference(instance.kat_reference, output)
         if diff is None:
             result.status = KatStatus.PASS
@@ -266,6 +280,8 @@ def _compare(result: KatResult, manifest: Manifest, instance: Instance, output: 
         ref = instance.kat_digest
         result.reference = ref.line()
         got = file_canonical_digest(output, mode=ref.mode, records=ref.records)
+        result.comparison = ref.mode + (f":{ref.records}" if ref.records is not None else "")
+        result.output_canonical_sha256, result.reference_canonical_sha256 = got, ref.sha256
         if got == ref.sha256:
             result.status = KatStatus.PASS
         else:
@@ -413,10 +429,10 @@ def _write_log(
     head.update({k: str(v) for k, v in (fc.sizes if fc else {}).items()})
     lines = [f"{k:<11} = {v}" for k, v in head.items()]
     if fc and fc.timings_ms:
+        # One call each, cold (first in a fresh process, no warm-up): not a timing figure.
         lines.append(
-            "timing  "
+            "one cold call (functional check, not a measurement): "
             + "  ".join(f"{k} {v:.3f} ms" for k, v in fc.timings_ms.items())
-            + " (functional check, last call)"
         )
     lines += notes
     if result.run:

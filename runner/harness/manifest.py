@@ -248,33 +248,24 @@ def _select_sources(
     return tuple(chosen)
 
 
-def _instance(
-    root: Path,
-    category: str,
-    api_dir: Path | None,
-    defaults: dict[str, Any],
-    raw: dict[str, Any],
-    index: int,
-) -> Instance:
-    where = f"instance[{index}]"
-    if not isinstance(raw, dict):
-        raise ManifestError(f"{where}: expected a table")
-    _check_keys(raw, _INSTANCE_KEYS, where)
-    label = raw.get("label")
-    if not isinstance(label, str) or not _LABEL.match(label):
-        raise ManifestError(f"{where}.label: expected [A-Za-z0-9._+-], got {label!r}")
-    where = f"instance[{label}]"
-    spec = {**defaults, **raw}
-    inst_dir = confine(root, raw.get("dir"), f"{where}.dir", kind="dir")
-    sources = _select_sources(root, inst_dir, spec, where)
-    if api_dir is not None:
-        # The official ICCS files come from the API package when the instance lacks them.
-        names = {p.name for p in sources}
-        for official in OFFICIAL_SOURCES:
-            if official not in names and (api_dir / official).is_file():
-                rel = (api_dir / official).relative_to(root).as_posix()
-                sources += (confine(root, rel, "candidate.api_dir"),)
+def _with_official_sources(
+    root: Path, api_dir: Path | None, sources: tuple[Path, ...]
+) -> tuple[Path, ...]:
+    """The official ICCS files come from the API package when the instance lacks them."""
+    if api_dir is None:
+        return sources
+    names = {p.name for p in sources}
+    for official in OFFICIAL_SOURCES:
+        if official not in names and (api_dir / official).is_file():
+            rel = (api_dir / official).relative_to(root).as_posix()
+            sources += (confine(root, rel, "candidate.api_dir"),)
+    return sources
 
+
+def _include_dirs(
+    root: Path, inst_dir: Path, api_dir: Path | None, spec: dict[str, Any], where: str
+) -> tuple[Path, ...]:
+    """The instance dir first, then the listed include dirs, then the API package."""
     include_dirs = [inst_dir]
     include_dirs += [
         confine(root, d, f"{where}.include_dirs", kind="dir")
@@ -282,6 +273,10 @@ def _instance(
     ]
     if api_dir is not None:
         include_dirs.append(api_dir)
+    return tuple(include_dirs)
+
+
+def _defines_and_libs(spec: dict[str, Any], where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     defines = _strs(spec.get("defines"), f"{where}.defines")
     for d in defines:
         if not _DEFINE.match(d):
@@ -290,19 +285,34 @@ def _instance(
     for lib in libs:
         if not _LIB.match(lib):
             raise ManifestError(f"{where}.libs: {lib!r} is not a library name (as in -l<name>)")
+    return tuple(defines), tuple(libs)
 
+
+def _kat_driver(
+    root: Path,
+    category: str,
+    inst_dir: Path,
+    api_dir: Path | None,
+    spec: dict[str, Any],
+    where: str,
+) -> Path | None:
+    """The given KAT driver, else the category's official one from the instance dir or the API."""
     if spec.get("kat_driver") is not None:
-        kat_driver = confine(root, spec["kat_driver"], f"{where}.kat_driver")
-    else:
-        kat_driver = None
-        for d in (inst_dir, api_dir):
-            if d is not None and (d / KAT_DRIVERS[category]).is_file():
-                kat_driver = confine(
-                    root,
-                    (d / KAT_DRIVERS[category]).relative_to(root).as_posix(),
-                    f"{where}.kat_driver",
-                )
-                break
+        return confine(root, spec["kat_driver"], f"{where}.kat_driver")
+    for d in (inst_dir, api_dir):
+        if d is not None and (d / KAT_DRIVERS[category]).is_file():
+            return confine(
+                root,
+                (d / KAT_DRIVERS[category]).relative_to(root).as_posix(),
+                f"{where}.kat_driver",
+            )
+    return None
+
+
+def _kat_expectations(
+    root: Path, raw: dict[str, Any], spec: dict[str, Any], where: str
+) -> dict[str, Any]:
+    """kat_reference, kat_digest and kat_output, each checked."""
     kat_reference = None
     if raw.get("kat_reference") is not None:
         kat_reference = confine(root, raw["kat_reference"], f"{where}.kat_reference")
@@ -316,12 +326,49 @@ def _instance(
         not isinstance(kat_output, str) or "/" in kat_output or kat_output.startswith(".")
     ):
         raise ManifestError(f"{where}.kat_output: expected a plain file name")
+    return {"kat_reference": kat_reference, "kat_digest": kat_digest, "kat_output": kat_output}
+
+
+def _run_settings(spec: dict[str, Any], where: str) -> dict[str, Any]:
+    """kat_timeout (seconds) and digest_bits, each checked."""
     timeout = spec.get("kat_timeout", 900)
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise ManifestError(f"{where}.kat_timeout: expected a positive number of seconds")
     digest_bits = spec.get("digest_bits")
     if digest_bits is not None and (not isinstance(digest_bits, int) or digest_bits <= 0):
         raise ManifestError(f"{where}.digest_bits: expected a positive integer")
+    return {"kat_timeout": float(timeout), "digest_bits": digest_bits}
+
+
+def _instance_label(raw: Any, index: int) -> str:
+    where = f"instance[{index}]"
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{where}: expected a table")
+    _check_keys(raw, _INSTANCE_KEYS, where)
+    label = raw.get("label")
+    if not isinstance(label, str) or not _LABEL.match(label):
+        raise ManifestError(f"{where}.label: expected [A-Za-z0-9._+-], got {label!r}")
+    return label
+
+
+def _instance(
+    root: Path,
+    category: str,
+    api_dir: Path | None,
+    defaults: dict[str, Any],
+    raw: dict[str, Any],
+    index: int,
+) -> Instance:
+    label = _instance_label(raw, index)
+    where = f"instance[{label}]"
+    spec = {**defaults, **raw}
+    inst_dir = confine(root, raw.get("dir"), f"{where}.dir", kind="dir")
+    sources = _with_official_sources(root, api_dir, _select_sources(root, inst_dir, spec, where))
+    include_dirs = _include_dirs(root, inst_dir, api_dir, spec, where)
+    defines, libs = _defines_and_libs(spec, where)
+    kat_driver = _kat_driver(root, category, inst_dir, api_dir, spec, where)
+    expectations = _kat_expectations(root, raw, spec, where)
+    run_settings = _run_settings(spec, where)
     name = raw.get("instance", label)
     if not isinstance(name, str) or not name:
         raise ManifestError(f"{where}.instance: expected a string")
@@ -330,26 +377,17 @@ def _instance(
         name=name,
         dir=inst_dir,
         sources=sources,
-        include_dirs=tuple(include_dirs),
-        defines=tuple(defines),
-        libs=tuple(libs),
+        include_dirs=include_dirs,
+        defines=defines,
+        libs=libs,
         kat_driver=kat_driver,
-        kat_reference=kat_reference,
-        kat_digest=kat_digest,
-        kat_output=kat_output,
-        kat_timeout=float(timeout),
-        digest_bits=digest_bits,
+        **expectations,
+        **run_settings,
     )
 
 
-def load_manifest(path: Path | str, *, root: Path | str | None = None) -> Manifest:
-    """Load and validate a manifest; every path is confined before this returns.
-
-    ``root`` overrides the submission root (a trusted, operator-given
-    directory); by default it is the manifest's directory joined with the
-    manifest's optional ``candidate.root``, itself confined to that directory.
-    """
-    path = Path(path).resolve()
+def _read_manifest(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parsed TOML and its [candidate] table, with the top-level keys checked."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -361,13 +399,20 @@ def load_manifest(path: Path | str, *, root: Path | str | None = None) -> Manife
     if not isinstance(cand, dict):
         raise ManifestError("candidate: missing [candidate] table")
     _check_keys(cand, _CANDIDATE_KEYS, "candidate")
+    return data, cand
 
+
+def _submission_root(path: Path, cand: dict[str, Any], root: Path | str | None) -> Path:
+    """The operator's root if given (trusted), else the manifest's dir + ``candidate.root``."""
     if root is not None:
-        base = Path(root).resolve(strict=True)
-    else:
-        base = path.parent
-        if cand.get("root") not in (None, "."):
-            base = confine(path.parent, cand["root"], "candidate.root", kind="dir")
+        return Path(root).resolve(strict=True)
+    if cand.get("root") not in (None, "."):
+        return confine(path.parent, cand["root"], "candidate.root", kind="dir")
+    return path.parent
+
+
+def _candidate_identity(cand: dict[str, Any]) -> tuple[str, str, str]:
+    """(id, category, algorithm) of the [candidate] table, each checked."""
     cid = cand.get("id")
     if not isinstance(cid, str) or not _CANDIDATE.match(cid):
         raise ManifestError(f"candidate.id: expected e.g. 'kem-ex1', got {cid!r}")
@@ -377,9 +422,11 @@ def load_manifest(path: Path | str, *, root: Path | str | None = None) -> Manife
     algorithm = cand.get("algorithm")
     if not isinstance(algorithm, str) or not algorithm:
         raise ManifestError("candidate.algorithm: expected a non-empty string")
-    api_dir = None
-    if cand.get("api_dir") is not None:
-        api_dir = confine(base, cand["api_dir"], "candidate.api_dir", kind="dir")
+    return cid, category, algorithm
+
+
+def _instance_tables(data: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """The [defaults] table and the [[instance]] tables, checked for shape."""
     defaults = data.get("defaults", {})
     if not isinstance(defaults, dict):
         raise ManifestError("defaults: expected a table")
@@ -387,6 +434,24 @@ def load_manifest(path: Path | str, *, root: Path | str | None = None) -> Manife
     raw_instances = data.get("instance")
     if not isinstance(raw_instances, list) or not raw_instances:
         raise ManifestError("instance: at least one [[instance]] table is required")
+    return defaults, raw_instances
+
+
+def load_manifest(path: Path | str, *, root: Path | str | None = None) -> Manifest:
+    """Load and validate a manifest; every path is confined before this returns.
+
+    ``root`` overrides the submission root (a trusted, operator-given
+    directory); by default it is the manifest's directory joined with the
+    manifest's optional ``candidate.root``, itself confined to that directory.
+    """
+    path = Path(path).resolve()
+    data, cand = _read_manifest(path)
+    base = _submission_root(path, cand, root)
+    cid, category, algorithm = _candidate_identity(cand)
+    api_dir = None
+    if cand.get("api_dir") is not None:
+        api_dir = confine(base, cand["api_dir"], "candidate.api_dir", kind="dir")
+    defaults, raw_instances = _instance_tables(data)
     instances = tuple(
         _instance(base, category, api_dir, defaults, raw, i) for i, raw in enumerate(raw_instances)
     )

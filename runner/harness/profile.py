@@ -14,11 +14,11 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
+from measurements.records import HashProfileRecord
 from runner.harness.driver_output import (
     DriverOutputError,
     ProfileRun,
@@ -31,14 +31,17 @@ from runner.harness.timing import (
     NATIVE_DIR,
     _sources_digest,
     compile_native,
-    default_cpu,
+    driver_options,
 )
 
 WRAPPABLE = ("pseudohash", "pseudoXOF", "sm3hash", "get_random_number")
 PROFILE_DIR = NATIVE_DIR / "profile"
 PROF_SOURCES = [
     PROFILE_DIR / "prof_main.c",
-    *(NATIVE_DIR / "driver" / n for n in ("cli.c", "ops_setup.c", "ops_calls.c", "json.c")),
+    *(
+        NATIVE_DIR / "driver" / n
+        for n in ("cli.c", "ops_setup.c", "ops_calls.c", "ops_kex.c", "json.c")
+    ),
 ]
 PROF_HEADERS = [
     *sorted((NATIVE_DIR / "driver").glob("*.h")),
@@ -174,23 +177,14 @@ def run_profile(
     counter: str | None = None,
     timeout_s: float = 300.0,
     limits: Limits | None = None,
-    extra_args: Sequence[str] = (),
+    digest_bits: int | None = None,
 ) -> tuple[ProfileRun, list[str], str]:
     """Run ``ngcc-prof`` in the sandbox; returns (parsed run, command, stderr)."""
-    argv = [
-        str(tools.prof_driver),
-        "--cpu",
-        str(default_cpu() if cpu is None else cpu),
-        "--iterations",
-        str(operations),
-        "--warmups",
-        str(warmups),
-    ]
-    if input_bytes:
-        argv += ["--input-bytes", str(input_bytes)]
-    if counter:
-        argv += ["--counter", counter]
-    argv += [*extra_args, str(library), operation]
+    options = driver_options(
+        cpu=cpu, counter=counter, input_bytes=input_bytes, digest_bits=digest_bits
+    )
+    options += ["--iterations", str(operations), "--warmups", str(warmups)]
+    argv = [str(tools.prof_driver), *options, str(library), operation]
     res = run_sandboxed(argv, limits=(limits or Limits()).but(wall_seconds=timeout_s))
     try:
         run = parse_profile_output(res.stdout)
@@ -211,9 +205,9 @@ def profile_operation(
     params: ProfileParams = ProfileParams(),
     cpu: int | None = None,
     counter: str | None = None,
-    extra_args: Sequence[str] = (),
-) -> dict[str, Any]:
-    """Profile one operation of a wrapped library; returns a profile dict (shared shape)."""
+    digest_bits: int | None = None,
+) -> HashProfileRecord:
+    """Profile one operation of a wrapped library; returns its hash profile record."""
     n, warm = plan_profile(call_s=call_s, params=params)
     timeout = params.timeout_base_s + params.timeout_factor * (n + warm) * call_s
     run, argv, stderr = run_profile(
@@ -226,7 +220,7 @@ def profile_operation(
         cpu=cpu,
         counter=counter,
         timeout_s=timeout,
-        extra_args=extra_args,
+        digest_bits=digest_bits,
     )
     if run.status != "complete":
         raise ProfileError(f"{operation}: {run.error}")

@@ -12,10 +12,10 @@ Two planners (docs/timing.md):
   the median, or the operation's budget is spent.
 
 Every process runs through `runner.harness.sandbox.run_sandboxed`: the driver is ours, the
-library it loads is not.  A trial whose cycles per second fall below 95 % of the nominal clock is
-re-run (up to ``max_disturbed_retries`` times), counted and kept in the record; this is only
-meaningful with a core-cycle counter (perf) and a known nominal clock, so it is off unless both
-hold.
+library it loads is not.  A disturbed trial is re-run (up to ``max_disturbed_retries`` times),
+counted and kept in the record with its reason (`disturbance_reason`): the OS preempted it often
+(involuntary context switches, any counter), or, with a core-cycle counter (perf) and a known
+nominal clock, its cycles per second fell below 95 % of that clock.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -30,13 +31,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from measurements.domain import CATEGORY_OPERATIONS, HASH_MESSAGE_BYTES
-from measurements.stats import sample_stats
+from measurements.records import TimingRecord
+from measurements.uncertainty import batches_per_process, process_interval, variance_components
 from runner.harness.driver_output import (
     DriverOutputError,
     DriverRun,
     build_timing_record,
     parse_driver_output,
+    parse_probe_output,
     per_call_samples,
     process_entry,
 )
@@ -44,7 +46,10 @@ from runner.harness.sandbox import Limits, SandboxResult, run_sandboxed
 
 NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
 DRIVER_SOURCES = [
-    *(NATIVE_DIR / "driver" / n for n in ("main.c", "cli.c", "ops_setup.c", "ops_calls.c")),
+    *(
+        NATIVE_DIR / "driver" / n
+        for n in ("main.c", "cli.c", "ops_setup.c", "ops_calls.c", "ops_kex.c")
+    ),
     *(NATIVE_DIR / "driver" / n for n in ("measure.c", "mem.c", "json.c")),
     NATIVE_DIR / "counter" / "counter.c",
 ]
@@ -56,9 +61,6 @@ DRIVER_CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wpedantic"]
 DRIVER_LIBS = ["-ldl", "-pthread"]
 #: Counters whose units are core cycles, for which cycles/second says something about the clock.
 CORE_CYCLE_COUNTERS = frozenset({"perf_cycles"})
-#: The guide's hash message lengths and the operations per category (defined once, in the models).
-HASH_INPUT_BYTES = HASH_MESSAGE_BYTES
-OPERATIONS = CATEGORY_OPERATIONS
 
 Runner = Callable[[list[str], float], SandboxResult]
 
@@ -216,12 +218,20 @@ def plan_adaptive_trial(*, call_s: float, params: AdaptiveParams = AdaptiveParam
     )
 
 
-def ci_half_width_relative(trials: list[dict[str, Any]]) -> float:
-    """Relative half-width of the 95 % CI of the median per-call value (inf without samples)."""
-    samples = per_call_samples(trials)
-    if len(samples) < 2:
+def precision_reached(groups: Sequence[Sequence[float]]) -> float:
+    """How far (relative) the next campaign's figure may land, from per-call samples grouped by
+    process: the next-campaign half-width of `measurements.uncertainty.process_interval` (inf
+    with fewer than two samples). The adaptive planner stops on it; the record stores the same
+    interval."""
+    groups = [g for g in groups if g]
+    if sum(len(g) for g in groups) < 2:
         return math.inf
-    return sample_stats(samples).ci95_half_width_relative
+    return process_interval(groups).next_campaign_half_width_relative
+
+
+def run_samples(runs: Sequence[DriverRun]) -> list[list[float]]:
+    """Per-call samples of each run (one run is one process)."""
+    return [per_call_samples(r.trials) for r in runs]
 
 
 def is_disturbed(
@@ -234,12 +244,60 @@ def is_disturbed(
     return seconds > 0 and trial["cycles"] / seconds < threshold * nominal_hz
 
 
+@dataclass(frozen=True)
+class SwitchRule:
+    """A trial preempted this often was disturbed: each involuntary context switch hands the
+    core to another task for up to a time slice and evicts part of the caches.  A few per trial
+    happen on any machine (timer and kernel work); a sustained rate means a competing task."""
+
+    min_switches: int = 3
+    max_per_second: float = 100.0
+
+
+def disturbance_reason(
+    trial: dict[str, Any], *, nominal_hz: float | None, switches: SwitchRule | None = SwitchRule()
+) -> str | None:
+    """Why ``trial`` counts as disturbed, or None (the reason is kept with a discarded trial)."""
+    count, seconds = trial.get("involuntary_switches"), trial["seconds"]
+    if switches is not None and count is not None and count >= switches.min_switches:
+        if seconds > 0 and count / seconds > switches.max_per_second:
+            return (
+                f"{count} involuntary context switches in {seconds:.3g} s "
+                f"(over {switches.max_per_second:g}/s)"
+            )
+    if is_disturbed(trial, nominal_hz=nominal_hz):
+        return f"clock {trial['cycles'] / seconds / nominal_hz:.1%} of nominal (below 95 %)"
+    return None
+
+
 # --- running processes ------------------------------------------------------------------------
 
 
 def default_cpu() -> int:
     """The highest CPU this process may use (away from CPU 0's interrupts)."""
     return max(os.sched_getaffinity(0))
+
+
+def driver_options(
+    *,
+    cpu: int | None,
+    counter: str | None,
+    input_bytes: int,
+    digest_bits: int | None,
+    input_seed: int = 0,
+) -> list[str]:
+    """Options shared by ``ngcc-time`` and ``ngcc-prof``: pinning, counter, message length,
+    (hash instances) the output length from the manifest and (input pools) the input index."""
+    options = ["--cpu", str(default_cpu() if cpu is None else cpu)]
+    if digest_bits:
+        options += ["--digest-bits", str(digest_bits)]
+    if counter:
+        options += ["--counter", counter]
+    if input_bytes:
+        options += ["--input-bytes", str(input_bytes)]
+    if input_seed:
+        options += ["--input-seed", str(input_seed)]
+    return options
 
 
 def sandbox_runner(limits: Limits | None = None) -> Runner:
@@ -251,6 +309,16 @@ def sandbox_runner(limits: Limits | None = None) -> Runner:
     return run
 
 
+def probe_counter(*, driver: Path, limits: Limits | None = None) -> dict[str, Any]:
+    """The cycle counter the driver picks on this machine (name, hz, overhead_cycles), from
+    ``ngcc-time --probe`` in the sandbox; ``{"error", "stderr"}`` when it cannot say."""
+    res = run_sandboxed([str(driver), "--probe"], limits=limits or Limits(wall_seconds=60))
+    try:
+        return parse_probe_output(res.stdout)
+    except ValueError:  # DriverOutputError, or no JSON at all
+        return {"error": res.describe(), "stderr": res.stderr[-500:]}
+
+
 @dataclass
 class _Context:
     driver: Path
@@ -260,22 +328,19 @@ class _Context:
     run: Runner
     nominal_hz: float | None
     max_disturbed_retries: int
+    switches: SwitchRule | None = None
     processes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[DriverRun] = field(default_factory=list)
 
-    def argv(self, *, iterations: int, warmups: int, batch: int) -> list[str]:
-        return [
-            str(self.driver),
-            *self.common,
-            "--iterations",
-            str(iterations),
-            "--warmups",
-            str(warmups),
-            "--batch",
-            str(batch),
-            str(self.library),
-            self.operation,
-        ]
+    def argv(
+        self, *, iterations: int, warmups: int, batch: int, time_limit_s: float | None = None
+    ) -> list[str]:
+        """The command line of one driver process (options first, then library and operation)."""
+        options = [*self.common, "--iterations", str(iterations)]
+        options += ["--warmups", str(warmups), "--batch", str(batch)]
+        if time_limit_s is not None:
+            options += ["--time-limit", repr(time_limit_s)]
+        return [str(self.driver), *options, str(self.library), self.operation]
 
     def once(self, argv: list[str], timeout_s: float) -> tuple[DriverRun, SandboxResult]:
         res = self.run(argv, timeout_s)
@@ -312,12 +377,17 @@ class _Context:
         disturbed: list[dict[str, Any]] = []
         while True:
             run, res = self.once(argv, timeout_s)
-            bad = [t for t in run.trials if is_disturbed(t, nominal_hz=self.nominal_hz)]
+            bad = []
+            for t in run.trials:
+                reason = disturbance_reason(t, nominal_hz=self.nominal_hz, switches=self.switches)
+                if reason:
+                    t["disturbed_reason"] = reason
+                    bad.append(t)
             if not bad or len(disturbed) >= self.max_disturbed_retries:
                 for t in bad:
                     t["disturbed"] = True  # kept, but flagged: retries exhausted
                 break
-            disturbed.extend(bad)
+            disturbed.extend(bad)  # discarded, kept in the process entry with their reason
         self.processes.append(
             process_entry(
                 run=run,
@@ -348,10 +418,12 @@ class MeasuredOperation:
     error: str | None = None
 
     @property
-    def ci95_half_width_relative(self) -> float:
-        return ci_half_width_relative([t for r in self.runs for t in r.trials])
+    def precision_reached(self) -> float:
+        """The next campaign's half-width, relative (see `precision_reached`)."""
+        return precision_reached(run_samples(self.runs))
 
-    def to_record(self, *, candidate: str, label: str, **extra: Any) -> dict[str, Any]:
+    def to_record(self, *, candidate: str, label: str, **extra: Any) -> TimingRecord:
+        """The timing record of this operation, built from the driver output."""
         return build_timing_record(
             candidate=candidate,
             label=label,
@@ -394,7 +466,8 @@ def measure_operation(
     counter: str | None = None,
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 2,
-    extra_args: Sequence[str] = (),
+    digest_bits: int | None = None,
+    switches: SwitchRule | None = SwitchRule(),
     limits: Limits | None = None,
     run: Runner | None = None,
     calibration_call_s: float | None = None,
@@ -418,10 +491,11 @@ def measure_operation(
         input_bytes=input_bytes,
         cpu=cpu,
         counter=counter,
-        extra_args=extra_args,
+        digest_bits=digest_bits,
         run=run or sandbox_runner(limits),
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
+        switches=switches,
     )
     started, t0 = _now(), time.monotonic()
     error = None
@@ -456,16 +530,20 @@ def _context(
     input_bytes: int,
     cpu: int | None,
     counter: str | None,
-    extra_args: Sequence[str],
+    digest_bits: int | None,
     run: Runner,
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 0,
+    input_seed: int = 0,
+    switches: SwitchRule | None = None,
 ) -> _Context:
-    common = ["--cpu", str(default_cpu() if cpu is None else cpu), *extra_args]
-    if counter:
-        common += ["--counter", counter]
-    if input_bytes:
-        common += ["--input-bytes", str(input_bytes)]
+    common = driver_options(
+        cpu=cpu,
+        counter=counter,
+        input_bytes=input_bytes,
+        digest_bits=digest_bits,
+        input_seed=input_seed,
+    )
     return _Context(
         driver=Path(driver),
         library=Path(library),
@@ -474,6 +552,7 @@ def _context(
         run=run,
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
+        switches=switches,
     )
 
 
@@ -491,7 +570,7 @@ def calibrate_operation(
     input_bytes: int = 0,
     cpu: int | None = None,
     counter: str | None = None,
-    extra_args: Sequence[str] = (),
+    digest_bits: int | None = None,
     limits: Limits | None = None,
     timeout_s: float = GuideParams.timeout_base_s,
 ) -> tuple[float, dict[str, Any]]:
@@ -506,7 +585,7 @@ def calibrate_operation(
         input_bytes=input_bytes,
         cpu=cpu,
         counter=counter,
-        extra_args=extra_args,
+        digest_bits=digest_bits,
         run=sandbox_runner(limits),
     )
     return _uncalibrated_call(ctx, timeout_s)
@@ -530,42 +609,70 @@ def _run_guide(
     return plan.as_dict() | {"calibration_call_s": call_s}, calibration
 
 
+def _calls_per_process(
+    ctx: _Context, plan: TrialPlan, call_s: float, params: AdaptiveParams
+) -> int:
+    """Calls per process for the rest of an adaptive measurement, from the variance measured so
+    far: more batches per process where batches vary more than processes, more processes (and
+    shorter ones) where processes differ (`measurements.uncertainty.batches_per_process`)."""
+    components = variance_components(run_samples(ctx.runs))
+    batch_cost = plan.batch_calls * call_s
+    walls = [p["wall_s"] for p in ctx.processes if p.get("wall_s")]
+    timed = (plan.iterations_per_trial + plan.warmups) * call_s
+    process_cost = max(1e-3, statistics.median(walls) - timed) if walls else 1e-3
+    batches = batches_per_process(
+        components,
+        process_cost_s=process_cost,
+        batch_cost_s=batch_cost,
+        minimum=params.samples_per_trial,
+        maximum=max(params.samples_per_trial, params.max_calls_per_trial // plan.batch_calls),
+    )
+    calls = batches * plan.batch_calls
+    return max(params.min_calls_per_trial, min(params.max_calls_per_trial, calls))
+
+
 def _run_adaptive(
     ctx: _Context, params: AdaptiveParams, t0: float
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     # Calibration: the first call is a warm-up (dropped), the median of the rest is the call time.
     calls = max(2, params.calibration_calls)
-    argv = ctx.argv(iterations=calls, warmups=0, batch=1)
-    argv[-2:-2] = ["--time-limit", repr(params.calibration_s)]
+    argv = ctx.argv(iterations=calls, warmups=0, batch=1, time_limit_s=params.calibration_s)
     cal, _ = ctx.once(argv, params.timeout_base_s)
     call_s = _call_seconds(cal, skip_first=True)
     plan = plan_adaptive_trial(call_s=call_s, params=params)
     per_trial_s = (plan.iterations_per_trial + plan.warmups) * call_s
-    trials: list[dict[str, Any]] = []
+    iterations = plan.iterations_per_trial
     half = math.inf
     stop = "max_trials"
     for i in range(params.max_trials):
         elapsed = time.monotonic() - t0
+        # Stop before a trial that would end past the budget (the first trial always runs);
+        # the check's inputs are kept in the plan, so the decision can be verified afterwards.
         if i >= 1 and elapsed + per_trial_s > params.budget_s:
             stop = "budget"
             break
-        run = ctx.trial(
-            iterations=plan.iterations_per_trial,
+        ctx.trial(
+            iterations=iterations,
             warmups=plan.warmups,
             batch=plan.batch_calls,
             timeout_s=plan.timeout_per_process_s,
         )
-        trials.extend(run.trials)
-        half = ci_half_width_relative(trials)
+        half = precision_reached(run_samples(ctx.runs))
         if i + 1 >= params.min_trials and half <= params.precision:
             stop = "precision"
             break
+        if i + 1 == params.min_trials:
+            iterations = _calls_per_process(ctx, plan, call_s, params)
+            per_trial_s = (iterations + plan.warmups) * call_s
     plan_dict = plan.as_dict() | {
         "trials": len(ctx.runs),
         "calibration_call_s": call_s,
         "precision": params.precision,
         "budget_s": params.budget_s,
-        "ci95_half_width_relative": half if math.isfinite(half) else None,
+        "precision_reached": half if math.isfinite(half) else None,
+        "iterations_after_first_trials": iterations,
         "stopped_by": stop,
+        "trial_estimate_s": per_trial_s,
+        "elapsed_at_stop_s": time.monotonic() - t0,
     }
     return plan_dict, {"call_s": call_s, "counter": cal.counter}

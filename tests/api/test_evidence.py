@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from measurements.api import links
+from measurements import links
 from measurements.services.evidence import evidence_store
 from tests.factories import CampaignFactory
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from measurements.api import links
+from measurements import links
 from measurements.models import EvidenceFile, Measurement
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from measurements.api import links
+from measurements import links
 from measurements.models import Measurement, Trial
 from tests.api.helpers import all_pages, rows
 from tests.conftest import ARM1_DATA

@@ -41,8 +41,9 @@ def test_forced_monotonic_counts_nanoseconds(tools):
     assert out["counter"]["name"] == "monotonic_raw"
     assert out["counter"]["hz"] == 1e9
     trial = out["trials"][0]
-    # Nanosecond units: the trial's counter total and its wall time agree closely.
-    assert trial["cycles"] / 1e9 == pytest.approx(trial["seconds"], rel=0.05, abs=2e-5)
+    # Nanosecond units of the same clock as the wall time, whose two reads enclose the counter's
+    # first and last: the total never exceeds the wall time (how much less depends on load).
+    assert 0 < trial["cycles"] <= round(trial["seconds"] * 1e9) + 1
 
 
 def test_counter_can_be_forced_by_environment(tools):

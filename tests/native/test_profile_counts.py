@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from measurements.harness_records import parse_hash_profile
+from measurements.harness_records import hash_profile_json, parse_hash_profile
 from measurements.stats import calls_per_operation
 from runner.harness.profile import (
     build_profile_tools,
@@ -60,7 +60,7 @@ def test_calls_per_operation_are_exact(prof, op):
 
 
 def test_profile_record_has_the_shared_shape(prof):
-    record = profile_operation(
+    profile = profile_operation(
         tools=prof["tools"],
         library=prof["lib"],
         operation="enc",
@@ -68,6 +68,7 @@ def test_profile_record_has_the_shared_shape(prof):
         label="toy-1",
         call_s=1e-4,
     )
+    record = hash_profile_json(profile)
     assert record["total"]["operations"] == 1000  # capped, like the reference profiles
     assert set(record["share"]) == {"drng", "pseudoXOF", "sm3hash"}
     assert record["hash_share"] == pytest.approx(
@@ -76,6 +77,7 @@ def test_profile_record_has_the_shared_shape(prof):
     assert 0 < record["hash_share"] <= 1
     assert record["meta"]["tick_source"] in {"tsc", "cntvct_el0", "monotonic_raw"}
     parsed = parse_hash_profile("profile/kem-toy/toy-1__enc.json", json.loads(json.dumps(record)))
+    assert parsed == profile
     assert parsed.total_operations == 1000
     assert parsed.hash_share == pytest.approx(record["hash_share"])
     by_fn = {}

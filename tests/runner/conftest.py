@@ -64,3 +64,11 @@ def faulty_checks(harness_build_root) -> dict[str, InstanceCheck]:
             timeout=2.0 if name == "loop-keygen" else None,
         )
     return checks
+
+
+@pytest.fixture(scope="session")
+def timing_driver(harness_build_root) -> Path:
+    """The ngcc-time driver, built once per session."""
+    from runner.harness.timing import build_driver
+
+    return build_driver(out_dir=harness_build_root / "driver-bin")

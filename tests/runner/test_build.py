@@ -44,6 +44,7 @@ def test_flag_sets_are_exactly_the_documented_ones():
     [
         "rlwe-lpr-256-toy",
         "rlwe-lpr-512-toy",
+        "rlwe-lpr-256-vt",
         "wots-sm3-w16",
         "wots-sm3-w4",
         "sha3-256-ex",

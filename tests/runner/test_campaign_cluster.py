@@ -7,6 +7,7 @@ they are other processes, there is nothing else to wait on.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -28,9 +29,10 @@ ROOT = Path(settings.BASE_DIR)
 EXAMPLES = ROOT / "examples"
 QUICK = CampaignSettings(
     planner="guide",
-    instances=("rlwe-lpr-256-toy", "segv-dec"),
+    instances=("rlwe-lpr-256-toy",),
     guide_overrides={"trials": 3, "target_trial_s": 0.02, "min_total_calls": 10},
     profile_overrides={"target_s": 0.02, "max_operations": 20},
+    input_pool=2,
 )
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -204,7 +206,9 @@ def test_failing_candidate_is_recorded_and_campaign_goes_on(box):
     faulty_key = load_manifest(EXAMPLES / "faulty-segv-dec.toml").candidate
     with worker("box_a", box):
         campaign = campaign_start(
-            system_key="box_a", submission_keys=["kem-ex1", faulty_key], settings=QUICK
+            system_key="box_a",
+            submission_keys=["kem-ex1", faulty_key],
+            settings=dataclasses.replace(QUICK, instances=("rlwe-lpr-256-toy", "segv-dec")),
         )
         wait_for(lambda: _campaign_done(campaign), 300, "the campaign to complete", box)
     failed = CampaignStep.objects.filter(campaign=campaign, status="failed")

@@ -1,4 +1,5 @@
-"""The one parser of driver output: errors name the field; records take the shared shape."""
+"""The one parser of driver output: errors name the field; records built from it take the
+shared shape when serialised, and parse back into equal records."""
 
 from __future__ import annotations
 
@@ -6,7 +7,12 @@ import json
 
 import pytest
 
-from measurements.harness_records import parse_hash_profile, parse_timing_record
+from measurements.harness_records import (
+    hash_profile_json,
+    parse_hash_profile,
+    parse_timing_record,
+    timing_record_json,
+)
 from runner.harness.driver_output import (
     DriverOutputError,
     build_profile_record,
@@ -142,7 +148,7 @@ def test_record_matches_the_harness_shape_and_parser():
         process_entry(run=r, command=["ngcc-time"], exit_code=0, stderr="", wall_s=0.2)
         for r in runs
     ]
-    rec = build_timing_record(
+    record = build_timing_record(
         candidate="kem-toy",
         label="toy-1",
         operation="enc",
@@ -151,6 +157,7 @@ def test_record_matches_the_harness_shape_and_parser():
         processes=processes,
         runs=runs,
     )
+    rec = timing_record_json(record)
     for key in (
         "schema",
         "status",
@@ -184,11 +191,12 @@ def test_record_matches_the_harness_shape_and_parser():
     parsed = parse_timing_record("records/kem-toy/toy-1__enc.json", json.loads(json.dumps(rec)))
     assert parsed.planner == "guide" and parsed.trials[0].batch_calls == 2
     assert parsed.trials[1].process_index == 1 and parsed.counter["name"] == "tsc"
+    assert record.path == "records/kem-toy/toy-1__enc.json" and parsed == record
 
 
 def test_hash_record_has_throughput():
     run = parse_driver_output(_out(input_bytes=1024, operation="hash"))
-    rec = build_timing_record(
+    record = build_timing_record(
         candidate="hash-toy",
         label="h",
         operation="hash",
@@ -197,7 +205,8 @@ def test_hash_record_has_throughput():
         processes=[],
         runs=[run],
     )
-    assert rec["throughput_MB_per_second"] == pytest.approx(1024 * 3200 / 1e6)
+    assert record.throughput_mb_per_second == pytest.approx(1024 * 3200 / 1e6)
+    assert timing_record_json(record)["throughput_MB_per_second"] == pytest.approx(1024 * 3.2e-3)
 
 
 def test_profile_output_and_record():
@@ -227,12 +236,14 @@ def test_profile_output_and_record():
         }
     )
     run = parse_profile_output(text)
-    rec = build_profile_record(run=run, candidate="kem-toy", label="toy-1", command=["x"])
+    profile = build_profile_record(run=run, candidate="kem-toy", label="toy-1", command=["x"])
+    rec = hash_profile_json(profile)
     assert rec["share"] == {"pseudoXOF": 0.3, "drng": 0.05}
     assert rec["hash_share"] == 0.3
     assert rec["calls_per_operation"] == {"pseudoXOF": 3.0, "drng": 1.0}
-    parsed = parse_hash_profile("p.json", rec)
+    parsed = parse_hash_profile("profile/kem-toy/toy-1__enc.json", rec)
     assert parsed.drng_share == 0.05 and parsed.tick_source == "tsc"
+    assert parsed == profile
     bad = json.loads(text)
     bad["calls"][0]["fn"] = "aes"
     with pytest.raises(DriverOutputError) as exc:

@@ -20,6 +20,21 @@ def test_harness_build_prints_progress(tmp_path):
     assert (tmp_path / "hash-ex1" / "guide" / "sha3-256-ex" / "libsha3-256-ex.so").is_file()
 
 
+def test_harness_build_builds_only_the_named_instances(tmp_path):
+    out = StringIO()
+    call_command(
+        "harness_build",
+        str(EXAMPLES / "hash-ex1.toml"),
+        "--instance",
+        "sha3-512-ex",
+        build_root=tmp_path,
+        stdout=out,
+    )
+    assert "hash-ex1: building 1 instance(s) with guide flags, 2 job(s)" in out.getvalue()
+    built = sorted(p.name for p in (tmp_path / "hash-ex1" / "guide").iterdir())
+    assert built == ["sha3-512-ex"]
+
+
 def test_harness_kat_runs_without_a_database(tmp_path):
     out = StringIO()
     call_command(
@@ -65,3 +80,29 @@ def test_harness_kat_records_build_and_kat_results(tmp_path):
     assert build.kat_log.content.decode().splitlines()[-1].startswith("RESULT hash-ex1")
     kinds = dict(KATResult.objects.filter(build=build).values_list("kind", "status"))
     assert kinds == {"official": "PASS", "functional": "PASS"}
+    official = KATResult.objects.get(build=build, kind="official")
+    # the comparison that decided PASS is the one stored: equal canonical digests
+    assert official.comparison == "strict" and len(official.output_raw_sha256) == 64
+    assert official.output_canonical_sha256 == official.reference_canonical_sha256
+    assert len(official.reference_canonical_sha256) == 64
+
+
+def test_harness_kat_with_the_default_build_root_passes_from_any_directory(tmp_path, monkeypatch):
+    # The default --build-root is the relative var/build; compilers run elsewhere, so it must be
+    # resolved against the caller's directory before use (issue 12).
+    monkeypatch.chdir(tmp_path)
+    out = StringIO()
+    call_command("harness_kat", str(EXAMPLES / "kem-ex1.toml"), stdout=out)
+    text = out.getvalue()
+    assert text.count("=> PASS") == 3 and text.rstrip().endswith("PASS 3")
+    for label in ("rlwe-lpr-256-toy", "rlwe-lpr-512-toy", "rlwe-lpr-256-vt"):
+        lib = tmp_path / "var" / "build" / "kem-ex1" / "guide" / label / f"lib{label}.so"
+        assert lib.is_file()
+
+
+def test_harness_build_resolves_a_relative_build_root(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = StringIO()
+    call_command("harness_build", str(EXAMPLES / "hash-ex1.toml"), build_root="rel", stdout=out)
+    assert "2 built, 0 failed" in out.getvalue()
+    assert f"OK   {tmp_path}/rel/hash-ex1/guide/" in out.getvalue()

@@ -39,7 +39,7 @@ def write(tmp_path: Path, *, dir: str = "src", candidate_extra: str = "", instan
 
 def test_example_kem_manifest_resolves_sources_includes_and_driver():
     m = load_manifest(EXAMPLES / "kem-ex1.toml")
-    assert (m.candidate, m.category, len(m.instances)) == ("kem-ex1", "kem", 2)
+    assert (m.candidate, m.category, len(m.instances)) == ("kem-ex1", "kem", 3)
     inst = m.instance("rlwe-lpr-256-toy")
     rel = [m.rel(p) for p in inst.sources]
     # instance dir holds only the header; common sources come from extra_sources and the
@@ -59,7 +59,8 @@ def test_example_kem_manifest_resolves_sources_includes_and_driver():
 
 def test_every_shipped_manifest_loads():
     paths = sorted(EXAMPLES.glob("*.toml"))
-    assert len(paths) == 12
+    # 4 examples (kem, sign, hash, kex) and 12 faulty fixtures
+    assert len(paths) == 16
     ids = [load_manifest(p).candidate for p in paths]
     assert len(set(ids)) == len(ids)
     assert not any(i.split("-")[1].isdigit() for i in ids)  # never a real kem-NN id

@@ -74,6 +74,7 @@ def test_submission_add_is_idempotent_and_revises_changed_manifests(db, tmp_path
     assert list(submission.instances.values_list("label", flat=True)) == [
         "rlwe-lpr-256-toy",
         "rlwe-lpr-512-toy",
+        "rlwe-lpr-256-vt",
     ]
     assert submission_add(manifest_path=manifest)[1] == "unchanged"
     manifest.write_text(manifest.read_text().replace("toy parameters", "toy parameter sets"))
@@ -106,11 +107,69 @@ def test_campaign_plan_orders_phases_and_operations(db):
         if s.phase == "measure" and s.instance.submission.key == "hash-ex1"
     ]
     assert sorted(set(hash_inputs)) == [32, 1024]
-    assert CampaignStep.objects.filter(campaign=campaign).count() == 2 * (2 + 3 * 3) + 2 * (
+    # 3 KEM instances × (build, kat, 3 × calibrate/measure/profile) + 2 hash instances × (build,
+    # kat, 2 lengths × calibrate/measure/profile).
+    assert CampaignStep.objects.filter(campaign=campaign).count() == 3 * (2 + 3 * 3) + 2 * (
         2 + 2 * 3
     )
     with pytest.raises(RunnerError, match="no manifest registered for kem-99"):
         campaign_start(system_key="here_2", submission_keys=["kem-99"], enqueue=False)
+
+
+def test_campaign_start_command_restricts_to_instances_and_names_box_worker(db):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    system_register(key="here_4", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    out = StringIO()
+    call_command("campaign_start", system="here_4", instances=["rlwe-lpr-512-toy"], stdout=out)
+    campaign = Campaign.objects.get(system__key="here_4")
+    labels = set(campaign.steps.values_list("instance__label", flat=True))
+    assert labels == {"rlwe-lpr-512-toy"}
+    # build + KAT, then calibrate/measure/profile for each of keygen, enc, dec
+    assert campaign.steps.count() == 2 + 3 * 3
+    assert "`NGCC_CLUSTER=here_4 python manage.py box_worker` on that box" in out.getvalue()
+    assert "qcluster" not in out.getvalue()
+    with pytest.raises(CommandError, match="no instance labelled nope in the chosen submissions"):
+        call_command("campaign_start", system="here_4", instances=["nope"], stdout=out)
+    assert Campaign.objects.filter(system__key="here_4").count() == 1
+
+
+def test_campaign_status_shows_one_eta_on_the_bar_and_in_the_summary(db):
+    import datetime
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    system_register(key="here_5", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    campaign = campaign_start(
+        system_key="here_5",
+        settings=CampaignSettings(instances=("rlwe-lpr-256-toy",)),
+        enqueue=False,
+    )
+
+    def status() -> tuple[str, str]:
+        out, err = StringIO(), StringIO()
+        call_command("campaign_status", campaign.key, stdout=out, stderr=err)
+        return out.getvalue(), err.getvalue()
+
+    out, err = status()
+    assert "0/11   0% ETA unknown running" in err and ", ETA unknown\n" in out
+    start = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    build, kat = campaign.steps.order_by("seq")[:2]
+    for step, seconds in ((build, 10), (kat, 20)):
+        step.status = CampaignStep.Status.DONE
+        step.started_at = start
+        step.finished_at = start + datetime.timedelta(seconds=seconds)
+        step.save()
+    # mean step 15 s, 9 steps left: 135 s, shown identically by the bar and the summary
+    out, err = status()
+    assert "2/11  18% ETA 135 s running" in err
+    summary = next(line for line in out.splitlines() if "instances done" in line)
+    assert summary.endswith(", ETA 135 s")
 
 
 def test_rerun_failed_measures_again_and_resume_closes(db, tmp_path, settings):
@@ -127,6 +186,7 @@ def test_rerun_failed_measures_again_and_resume_closes(db, tmp_path, settings):
         operations=("keygen",),
         guide_overrides={"trials": 2, "target_trial_s": 0.01, "min_total_calls": 5},
         profile_overrides={"target_s": 0.01, "max_operations": 5},
+        input_pool=2,
     )
     campaign = campaign_start(system_key="here_3", settings=quick, enqueue=False)
     steps = {s.phase: s for s in campaign.steps.all()}
@@ -171,3 +231,49 @@ def test_nominal_clock_only_on_a_pinned_host():
     )
     assert nominal_clock_hz({"cpufreq_min_khz": "800000", "cpufreq_max_khz": "4900000"}) is None
     assert nominal_clock_hz({}) is None
+
+
+def test_campaign_settings_come_back_from_the_stored_campaign(db):
+    """Steps read the settings a campaign was started with as `CampaignSettings` again."""
+    system_register(key="here_4", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    started = CampaignSettings(
+        planner="guide",
+        budget_per_op_s=30.0,
+        cpu=0,
+        operations=("keygen", "enc"),
+        instances=("rlwe-lpr-256-toy",),
+        guide_overrides={"trials": 2},
+    )
+    campaign = campaign_start(system_key="here_4", settings=started, enqueue=False)
+    assert campaign.settings["operations"] == ["keygen", "enc"]  # JSON keeps lists
+    assert CampaignSettings.from_stored(campaign.settings) == started
+    # Imported campaigns carry other keys (shard CPUs); they are not run, and are ignored here.
+    assert CampaignSettings.from_stored({"shard_cpus": {"1": 3}, "planner": "guide"}) == (
+        CampaignSettings(planner="guide")
+    )
+    assert CampaignSettings.from_stored(None) == CampaignSettings()
+
+
+def test_quick_campaign_command_stores_the_tiny_plans(db):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    system_register(key="here_5", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "hash-ex1.toml")
+    out = StringIO()
+    call_command(
+        "campaign_start", "--system", "here_5", "--quick", "--planner", "guide", stdout=out
+    )
+    campaign = Campaign.objects.get(system__key="here_5")
+    stored = CampaignSettings.from_stored(campaign.settings)
+    assert stored.planner == "guide"
+    assert stored.guide_overrides == {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10}
+    assert stored.profile_overrides == {"target_s": 0.02, "max_operations": 20}
+    assert stored.hash_lengths == (32, 1024)
+    measured_lengths = sorted(
+        set(campaign.steps.filter(phase="measure").values_list("input_bytes", flat=True))
+    )
+    assert measured_lengths == [32, 1024]
+    assert f"campaign {campaign.key}: {campaign.steps.count()} steps queued" in out.getvalue()

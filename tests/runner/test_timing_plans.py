@@ -6,13 +6,15 @@ import math
 
 import pytest
 
+from runner.harness.driver_output import per_call_samples
 from runner.harness.timing import (
     AdaptiveParams,
     GuideParams,
-    ci_half_width_relative,
+    disturbance_reason,
     is_disturbed,
     plan_adaptive_trial,
     plan_guide,
+    precision_reached,
     warmups_for,
 )
 
@@ -69,12 +71,18 @@ def _trial(samples, batch=1, counter="tsc", seconds=1.0, cycles=None):
     }
 
 
-def test_ci_half_width_uses_per_call_samples():
-    tight = _trial([1000 + (i % 3) for i in range(64)], batch=10)
-    assert ci_half_width_relative([tight]) < 0.002
-    wide = _trial([1000 * (1 + i % 2) for i in range(16)])
-    assert ci_half_width_relative([wide]) > 0.2
-    assert ci_half_width_relative([_trial([5])]) == math.inf
+def test_precision_reached_uses_per_call_samples_grouped_by_process():
+    tight = per_call_samples([_trial([1000 + (i % 3) for i in range(64)], batch=10)])
+    # one process: its batches' interval, √2 wider for the next campaign (≈ 0.1 % · √2)
+    assert precision_reached([tight]) < 0.002 * math.sqrt(2)
+    wide = per_call_samples([_trial([1000 * (1 + i % 2) for i in range(16)])])
+    assert precision_reached([wide]) > 0.2
+    assert precision_reached([[5.0]]) == math.inf
+    # two processes that agree within a process but differ by 10 %: t(1) over their medians
+    # (12.706 · 50 / √2 around 1050) dominates, √2 wider for the next campaign.
+    a, b = [1000.0] * 32, [1100.0] * 32
+    expected = math.sqrt(2) * 12.706 * (100 / math.sqrt(2)) / math.sqrt(2) / 1050
+    assert precision_reached([a, b]) == pytest.approx(expected)
 
 
 def test_disturbed_only_with_a_core_cycle_counter_and_a_nominal_clock():
@@ -83,3 +91,34 @@ def test_disturbed_only_with_a_core_cycle_counter_and_a_nominal_clock():
     assert not is_disturbed(slow, nominal_hz=2.0e9)
     assert not is_disturbed(slow, nominal_hz=None)
     assert not is_disturbed({**slow, "counter": "tsc"}, nominal_hz=2.7e9)
+
+
+def test_driver_options_name_each_setting_once():
+    """ngcc-time and ngcc-prof get the same options, built in one place."""
+    from runner.harness.timing import driver_options
+
+    assert driver_options(cpu=3, counter="tsc", input_bytes=1024, digest_bits=512) == [
+        "--cpu",
+        "3",
+        "--digest-bits",
+        "512",
+        "--counter",
+        "tsc",
+        "--input-bytes",
+        "1024",
+    ]
+    assert driver_options(cpu=1, counter=None, input_bytes=0, digest_bits=None) == ["--cpu", "1"]
+
+
+def test_disturbance_reason_names_frequent_preemption_or_a_slow_clock():
+    quiet = {**_trial([1], seconds=0.1, cycles=10), "involuntary_switches": 2}
+    assert disturbance_reason(quiet, nominal_hz=None) is None  # a few switches happen anywhere
+    busy = {**quiet, "involuntary_switches": 25}
+    assert disturbance_reason(busy, nominal_hz=None) == (
+        "25 involuntary context switches in 0.1 s (over 100/s)"
+    )
+    assert disturbance_reason(busy, nominal_hz=None, switches=None) is None
+    long_trial = {**busy, "seconds": 1.0}  # 25 in a second: below the rate
+    assert disturbance_reason(long_trial, nominal_hz=None) is None
+    slow = _trial([1], counter="perf_cycles", seconds=1.0, cycles=2_000_000_000)
+    assert disturbance_reason(slow, nominal_hz=2.5e9) == "clock 80.0% of nominal (below 95 %)"

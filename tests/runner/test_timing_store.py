@@ -4,12 +4,14 @@ services, recomputable. Steps run in this process; test_campaign_cluster runs th
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
 
 from measurements.models import HashProfile, Measurement
+from measurements.precision import GUIDE_REASON
 from measurements.services.recording import measurement_recompute_aggregates
 from measurements.stats import aggregates_from_trials
 from runner.services import CampaignSettings, campaign_start, submission_add, system_register
@@ -23,6 +25,7 @@ TINY = {
     "guide_overrides": {"trials": 2, "target_trial_s": 0.01, "min_total_calls": 20},
     "profile_overrides": {"target_s": 0.02, "max_operations": 50},
     "hash_lengths": (32, 4096),
+    "input_pool": 2,
 }
 
 
@@ -57,7 +60,15 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
     for m in stored:
         assert m.status == "complete"
         trials = list(m.trials.all())
-        assert len(trials) == 2 and all(len(t.samples) >= 16 for t in trials)
+        # What the guide plan guarantees whatever the machine's speed: its trial count, its
+        # calls per trial, and one sample per full batch (how many calls fit is speed-dependent).
+        plan = m.plan
+        assert len(trials) == plan["trials"] == 2
+        assert plan["iterations_per_trial"] >= 10  # ceil(min_total_calls 20 / 2 trials)
+        for t in trials:
+            assert t.measurements == plan["iterations_per_trial"]
+            assert t.batch_calls == plan["batch_calls"]
+            assert len(t.samples) == plan["iterations_per_trial"] // plan["batch_calls"]
         assert m.baseline_rss_bytes > 0 and m.peak_rss_bytes >= m.baseline_rss_bytes
         assert m.stack_high_water_bytes > 0
         assert m.counter["name"] and m.counter["hz"] > 0 and "overhead_cycles" in m.counter
@@ -80,19 +91,25 @@ def test_measuring_an_example_stores_complete_measurements_and_profiles(category
         assert record["sizes"]["digest_bytes"] == 64  # 512 bits from the manifest
     # The page shows the sample median with its CI and the stack high-water mark.
     from measurements.formatting import format_cycles_interval, format_size_bytes
-    from measurements.selectors.candidate_page import candidate_page
+    from measurements.selectors.pages.candidate import candidate_page
+    from measurements.uncertainty import next_campaign_bounds
 
     page = candidate_page("steps_1", campaign.steps.first().instance.submission.key)
-    assert page.performance.headers[-1] == "median per call (95 % CI)"
+    pool = () if category == "hash" else ("across inputs",)  # hash lengths have no pool
+    expected = ("median per call (next campaign, 95 %)", "precision", *pool)
+    assert page.performance.headers[-len(expected) :] == expected
+    # The guide plan runs fixed trials; the campaign's 1 % target is met or missed for that reason.
+    for m in stored:
+        assert m.precision_target == 0.01
+        assert m.target_missed_reason == ("" if m.precision_reached <= 0.01 else GUIDE_REASON)
     assert page.resources.headers[-1] == "stack high-water"
     texts = {c.text for row in page.performance.rows for c in row}
     m = stored[0]
-    assert (
-        format_cycles_interval(
-            m.sample_median_cycles, m.sample_ci95_low_cycles, m.sample_ci95_high_cycles
-        )
-        in texts
+    # the stored 95 % interval, √2 wider: where the next campaign's figure may land
+    low, high = next_campaign_bounds(
+        m.sample_median_cycles, m.sample_ci95_low_cycles, m.sample_ci95_high_cycles
     )
+    assert format_cycles_interval(m.sample_median_cycles, max(low, 0.0), high) in texts
     resource_texts = {c.text for row in page.resources.rows for c in row}
     assert format_size_bytes(m.stack_high_water_bytes) in resource_texts
     profiles = HashProfile.objects.filter(campaign=campaign)
@@ -138,3 +155,86 @@ def test_refused_operation_is_stored_as_failed_without_partial_rows(work_dir, mo
     assert step.status == "failed" and "mismatch" in step.summary
     m = Measurement.objects.get(campaign=campaign, operation="dec")
     assert m.status == "failed" and m.trials.count() == 0 and m.mean_cycles is None
+
+
+@pytest.mark.slow
+def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(work_dir, client):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from measurements.formatting import format_precision
+    from measurements.selectors.pages.candidate import candidate_page
+
+    # A target no run can reach within a tiny budget: the adaptive planner stops on the budget.
+    campaign = run_campaign(
+        "kem",
+        planner="adaptive",
+        target_precision=1e-6,
+        adaptive_overrides={"budget_s": 0.3, "trial_target_s": 0.01, "calibration_s": 0.005},
+        operations=("keygen", "dec"),
+        input_pool=0,  # no pool: the precision column is the last one
+    )
+    stored = list(Measurement.objects.filter(campaign=campaign).order_by("operation"))
+    assert [m.operation for m in stored] == ["dec", "keygen"]
+    for m in stored:
+        assert m.status == "complete" and m.plan["stopped_by"] == "budget"
+        # precision reached = how far the next campaign may land: √2 × the interval's half-width
+        half = (m.sample_ci95_high_cycles - m.sample_ci95_low_cycles) / 2 / m.sample_median_cycles
+        assert m.precision_reached == pytest.approx(math.sqrt(2) * half, rel=1e-12)
+        assert m.precision_reached == pytest.approx(m.plan["precision_reached"])
+        assert m.precision_target == 1e-6 and m.target_missed_reason == "budget"
+        assert m.target_met is False
+    shown = {m.operation: format_precision(m.precision_reached, 1e-6, "budget") for m in stored}
+    assert all(s.endswith(", target 0.0001 % not reached: budget") for s in shown.values())
+
+    # The candidate page: a precision column next to the interval, the miss spelled out.
+    page = candidate_page("steps_1", "kem-ex1")
+    assert page.performance.headers[-2:] == ("median per call (next campaign, 95 %)", "precision")
+    by_op = {row[1].text: row[-1].text for row in page.performance.rows}
+    assert by_op == {"keygen": shown["keygen"], "enc": "–", "dec": shown["dec"]}  # enc not run
+    html = client.get("/performance/steps_1/kem-ex1/").content.decode()
+    assert shown["dec"] in html
+
+    # The API: reached, target, met and the reason, and the same text as the page.
+    body = client.get(f"/api/v1/measurements/?campaign={campaign.key}").json()
+    rows = {r["operation"]: r for r in body["results"]}
+    for op in ("keygen", "dec"):
+        assert rows[op]["target_met"] is False and rows[op]["target_missed_reason"] == "budget"
+        assert rows[op]["precision_target"] == 1e-6 and rows[op]["precision"] == shown[op]
+
+    # The campaign summaries count them.
+    page = client.get(f"/campaigns/{campaign.key}/").content.decode()
+    assert "Precision targets: 0 met, 2 missed (budget 2)" in page
+    assert f"kem-ex1/rlwe-lpr-256-toy dec: {shown['dec']}" in page
+    out = StringIO()
+    call_command("campaign_status", campaign.key, stdout=out, stderr=StringIO())
+    assert "  precision targets: 0 met, 2 missed (budget 2)" in out.getvalue()
+
+
+@pytest.mark.slow
+def test_input_pool_of_a_ciphertext_dependent_decapsulation_is_stored_and_shown(work_dir, client):
+    """rlwe-lpr-256-vt decapsulates with 0–7 extra products chosen by the ciphertext: the pool
+    of 8 seeded inputs finds the spread, the page and the API say so; keygen is not timed."""
+    from measurements.selectors.pages.candidate import candidate_page
+    from measurements.selectors.pages.candidate.performance import INPUT_POOL_HEADER
+
+    campaign = run_campaign(
+        "kem", instances=("rlwe-lpr-256-vt",), operations=("dec",), input_pool=8
+    )
+    dec = Measurement.objects.get(campaign=campaign, operation="dec")
+    pool = dec.input_pool
+    assert pool["pool_size"] == 8 and pool["first_input"] == 1
+    assert [i["input_seed"] for i in pool["inputs"]] == list(range(1, 9))
+    assert pool["spread_relative"] > 0.2 and pool["input_dependent"] is True
+    # the evidence record carries the same pool
+    assert json.loads(bytes(dec.evidence.content))["input_pool"] == pool
+    page = candidate_page("steps_1", "kem-ex1")
+    assert page.performance.headers[-1] == INPUT_POOL_HEADER
+    [row] = [
+        r for r in page.performance.rows if r[0].text == "rlwe-lpr-256-vt" and r[1].text == "dec"
+    ]
+    assert "across 8 inputs (noise ±" in row[-1].text
+    assert row[-1].text.endswith(": depends on the input")
+    api = client.get(f"/api/v1/measurements/{dec.pk}/").json()
+    assert api["input_pool"]["input_dependent"] is True

@@ -6,8 +6,9 @@ import pytest
 from django.http import Http404
 
 from measurements.charts import log_bar_chart
-from measurements.models import Campaign, KatIssue, KexBandwidth
-from measurements.selectors.candidate_page import candidate_page
+from measurements.models import Campaign, KatIssue, KexBandwidth, Measurement
+from measurements.selectors.kex_transfer import MEASURED_SOURCE
+from measurements.selectors.pages.candidate import candidate_page
 from tests.candidate_builders import build_candidate
 from tests.factories import CampaignFactory, ExternalSizeFactory, SystemFactory
 
@@ -117,9 +118,28 @@ def test_kex_sizes_from_the_bandwidth_catalog(empty_db):
     )
     page = candidate_page("box_test", "kex-90")
     assert [r[1] for r in _texts(page.performance)] == ["exchange", "pass1"]
-    assert page.sizes.headers == ("instance", "passes", "messages", "total")
-    assert _texts(page.sizes) == [["KEX-90-0", "3", "2400", "4000"]]
+    assert page.sizes.headers == (
+        "instance", "passes", "public keys", "messages", "total", "source",
+    )  # fmt: skip
+    assert _texts(page.sizes) == [
+        ["KEX-90-0", "3", "1600", "2400", "4000", "catalog (kex_bandwidth.csv)"]
+    ]
     assert page.category_line == "public-key algorithm; function: key exchange"
+    assert "kex_bandwidth.csv" in page.sizes_note
+
+
+def test_kex_sizes_without_a_catalog_row_follow_the_measured_run(empty_db):
+    build_candidate(instances=2, key="kex-91", category="kex", operations=("exchange",))
+    measured = Measurement.objects.get(instance__label="KEX-91-0")
+    measured.kex = {"passes": 3, "pk_a_bytes": 64, "pk_b_bytes": 48, "messages": [64, 96, 32]}
+    measured.save()
+    page = candidate_page("box_test", "kex-91")
+    assert _texts(page.sizes) == [
+        # our rule: 64 + 96 + 32 message bytes of one run, plus 64 + 48 public-key bytes
+        ["KEX-91-0", "3", "112", "192", "304", MEASURED_SOURCE],
+        # no catalog row and no message lengths: nothing is invented
+        ["KEX-91-1", "3", "–", "–", "–", "–"],
+    ]
 
 
 def test_hash_rows_by_message_length(empty_db):
@@ -154,6 +174,57 @@ def test_environment_rows(empty_db):
     assert env["compiler / build tool"] == "gcc 12 / cmake 3.25"
     assert "machine" not in env
     assert page.title == "kem-90 KEM-90 test — performance on x86-64 (system box_test)"
+
+
+def test_our_own_campaign_shows_its_counter_no_build_tool_its_kat_logs_and_api_sizes(
+    empty_db, client
+):
+    from measurements.services.export_pages import candidate_markdown
+
+    _, campaign = build_candidate(instances=2)
+    campaign.source = "measured"
+    campaign.environment = {
+        "compiler": "gcc 14",
+        "cmake": "cmake 3.31",
+        "smt_control": "notsupported",
+    }
+    campaign.counter = {"name": "tsc", "hz": 2_593_000_000.0, "overhead_cycles": 38.0}
+    campaign.save()
+    page = candidate_page("box_test", "kem-90")
+    env = dict((r[0], r[1]) for r in _texts(page.environment))
+    assert env["clock"] == "SMT none; counter tsc, 2.59 GHz measured, read overhead 38 ticks"
+    assert env["compiler / build tool"] == (
+        "gcc 14 / none (NGCC Perf compiles the listed sources directly)"
+    )
+    # §3 cites the KAT logs actually stored, §6 says the sizes are the library's own figures.
+    assert [path for path, _ in page.kat_logs] == [
+        "kat/kem-90/KEM-90-0.log",
+        "kat/kem-90/KEM-90-1.log",
+    ]
+    assert page.sizes_from_catalog is False
+    html = client.get("/performance/box_test/kem-90/").content.decode()
+    assert "kat.sha256" not in html and "follow the curated external size catalog" not in html
+    assert "<code>kat/kem-90/KEM-90-1.log</code>" in html
+    assert "the curated external size catalog has no row for these parameter sets" in html
+    markdown = candidate_markdown(page)
+    assert (
+        "kat.sha256" not in markdown
+        and "`kat/kem-90/KEM-90-0.log`, `kat/kem-90/KEM-90-1.log`" in markdown
+    )
+    assert "All sizes are the API figures the library reports" in markdown
+    assert (
+        "| clock | SMT none; counter tsc, 2.59 GHz measured, read overhead 38 ticks |" in markdown
+    )
+
+
+def test_imported_campaign_keeps_the_published_kat_and_size_sentences(empty_db):
+    from measurements.models import ExternalSize
+
+    build_candidate(instances=1)
+    ExternalSize.objects.create(candidate="kem-90", instance_label="KEM-90-0", public_key_bytes=800)
+    page = candidate_page("box_test", "kem-90")
+    assert page.kat_manifest == "kem-90/kat.sha256" and page.kat_logs == ()
+    assert page.sizes_from_catalog is True
 
 
 def test_system_switch_and_side_by_side_chart(empty_db):

@@ -7,7 +7,13 @@ import re
 import pytest
 
 from measurements.models import Campaign, KatIssue, KATResult, SummaryNote
-from measurements.selectors import system_pages
+from measurements.rendering.markdown import summary_markdown
+from measurements.selectors.pages.common import campaign_for_system
+from measurements.selectors.pages.index import index_page
+from measurements.selectors.pages.kat_overview import kat_overview
+from measurements.selectors.pages.method import method_page
+from measurements.selectors.pages.size_audit import AUDIT_STATE_ORDER, size_audit_page
+from measurements.selectors.pages.summary import system_summary
 from tests.factories import (
     BuildFactory,
     CampaignFactory,
@@ -31,9 +37,9 @@ def test_campaign_for_system_prefers_a_measured_campaign_over_a_planned_one(empt
     imported = CampaignFactory(system=system, key="old", status=Campaign.Status.IMPORTED)
     planned = CampaignFactory(system=system, key="new", status=Campaign.Status.PLANNED)
     assert planned.started_utc >= imported.started_utc
-    assert system_pages.campaign_for_system(system) == imported
-    assert system_pages.campaign_for_system(system, "new") == planned
-    assert system_pages.campaign_for_system(system, "other") is None
+    assert campaign_for_system(system) == imported
+    assert campaign_for_system(system, "new") == planned
+    assert campaign_for_system(system, "other") is None
 
 
 @pytest.mark.django_db
@@ -50,7 +56,7 @@ def test_summary_row_cells_from_factories(empty_db):
     SummaryNote.objects.create(candidate="kem-90", label_regex="^TEST-", note="a note")
     KatIssue.objects.create(candidate="kem-90", label_regex="[", action="measure", cause="bad re")
 
-    summary = system_pages.system_summary(campaign.system)
+    summary = system_summary(campaign.system)
     row = _row(summary, "kem", "TEST-0")
     # API sizes of the record (800 / 768 from the factory) win over the catalog.
     assert row.cells == ["158.4 k (94%)", "41.20 G (94%, n=20)", "–", "800", "768"]
@@ -73,7 +79,7 @@ def test_nominal_catalog_size_marked_when_not_measured(empty_db):
         signature_bytes=25108,
         basis="nominal-variable",
     )
-    row = _row(system_pages.system_summary(campaign.system), "sign", "S-1")
+    row = _row(system_summary(campaign.system), "sign", "S-1")
     assert row.cells == ["–", "–", "–", "≈112", "≈25108"]
 
 
@@ -125,7 +131,7 @@ def test_hash_ratio_against_iccs_pseudoxof_same_width_and_length(empty_db):
         measurements=50,
         sizes={"digest_bytes": 64},
     )
-    summary = system_pages.system_summary(campaign.system)
+    summary = system_summary(campaign.system)
     row = _row(summary, "hash", "H-512")
     assert row.cells == ["14.0 k (4.97×)", "–", "7.01 M (2.66×, n=50)"]
     iccs_row = next(r for r in summary.iccs_rows if r.label == "pseudoXOF-512")
@@ -165,7 +171,7 @@ def test_kat_overview_cause_sources(empty_db):
         log="library     = lib/x.so\nid = kem-92\n\nSegmentation fault in crypto_kem_dec\n"
         "RESULT kem-92 B-1 CRASH\nmore\n",
     )
-    page = system_pages.kat_overview()
+    page = kat_overview()
     causes = {p.label: (p.cause, p.cause_source, p.action) for p in page.problems}
     assert causes["A-1"] == ("why", "catalog", "exclude")
     assert causes["B-1"] == (
@@ -181,7 +187,7 @@ def test_kat_overview_cause_sources(empty_db):
 
 
 def test_summary_markdown_reproduces_reference_rows(arm1, reference_pages_dir):
-    text = system_pages.summary_markdown(arm1.system)
+    text = summary_markdown(system_summary(arm1.system))
     reference = (reference_pages_dir / "performance" / "summary_arm_1.md").read_text()
     ref_lines = {
         re.search(r"`([^`]*)`", line).group(1): line
@@ -214,7 +220,7 @@ def test_summary_markdown_reproduces_reference_rows(arm1, reference_pages_dir):
 
 
 def test_index_page_selector(arm1):
-    page = system_pages.index_page()
+    page = index_page()
     systems = {s.system.key: s for s in page.systems}
     assert set(systems) >= {"arm_1", "x86_1"}
     assert systems["arm_1"].candidates_measured == 4
@@ -227,12 +233,12 @@ def test_index_page_selector(arm1):
 
 
 def test_size_audit_selector_orders_disagreements_first(arm1):
-    page = system_pages.size_audit_page()
+    page = size_audit_page()
     states = [r.state for r in page.rows]
-    order = system_pages.AUDIT_STATE_ORDER
+    order = AUDIT_STATE_ORDER
     assert states == sorted(states, key=order.index)
     assert dict((k, n) for k, _, n in page.counts)["agrees"] == 30
-    only = system_pages.size_audit_page(candidate="kem-38", state="agrees")
+    only = size_audit_page(candidate="kem-38", state="agrees")
     assert {r.submission_key for r in only.rows} == {"kem-38"}
     assert all(r.state == "agrees" for r in only.rows)
 
@@ -246,13 +252,13 @@ def test_kat_overview_falls_back_to_the_build_log(empty_db):
         kat_status="BUILDFAIL",
         log="cc = gcc\nsrc/poly.c:12: error: unknown type name 'uint128_t'\n",
     )
-    problem = system_pages.kat_overview().problems[0]
+    problem = kat_overview().problems[0]
     assert problem.cause == "src/poly.c:12: error: unknown type name 'uint128_t'"
     assert problem.cause_source == "build log"
 
 
 def test_method_page_one_row_per_tick_source(arm1):
-    page = system_pages.method_page(arm1.system)
+    page = method_page(arm1.system)
     assert [name for name, _ in page.tick_rows] == ["cntvct_el0"]
     assert page.tick_rows[0][1].startswith("19.2 MHz (one tick ≈ 52.1 ns; 45 profiles")
     assert page.timing_records == 45

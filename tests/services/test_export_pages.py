@@ -7,8 +7,9 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from measurements.selectors.candidate_page import candidate_page
-from measurements.services.export_pages import candidate_markdown, export_pages
+from measurements.rendering.markdown import candidate_markdown
+from measurements.selectors.pages.candidate import candidate_page
+from measurements.services.export_pages import export_pages
 from tests.candidate_builders import build_candidate
 from tests.page_tables import html_tables, markdown_table_lines, markdown_tables
 
@@ -73,3 +74,37 @@ def test_kat_notes_are_exported_under_the_table(empty_db, tmp_path):
     text = candidate_markdown(candidate_page("box_test", "kem-90"))
     assert "| `KEM-90-1` | guide | PASS [1] |" in text
     assert "[1] Not timed. why" in text
+
+
+def test_key_exchange_export_states_the_source_of_the_transferred_bytes(empty_db, client):
+    from measurements.models import Measurement
+    from measurements.selectors.kex_transfer import KEX_SIZES_NOTE, MEASURED_SOURCE
+
+    build_candidate(instances=1, key="kex-92", category="kex", operations=("exchange",))
+    Measurement.objects.filter(instance__label="KEX-92-0").update(
+        kex={"passes": 2, "pk_a_bytes": 32, "pk_b_bytes": 32, "messages": [32, 40]}
+    )
+    markdown = candidate_markdown(candidate_page("box_test", "kex-92"))
+    assert KEX_SIZES_NOTE in markdown
+    sizes = markdown_tables(markdown)[4]
+    assert sizes == [
+        ["instance", "passes", "public keys", "messages", "total", "source"],
+        ["KEX-92-0", "2", "64", "72", "136", MEASURED_SOURCE],
+    ]
+    html = client.get("/performance/box_test/kex-92/").content.decode()
+    assert markdown_tables(markdown) == [rows for _, rows, _ in html_tables(html)]
+
+
+def test_unfixed_host_warning_is_exported_as_on_the_web_page(empty_db, client):
+    _, campaign = build_candidate(instances=1)
+    campaign.unfixed_host = True
+    campaign.host_problems = ["turbo is on", "SMT is 'on'"]
+    campaign.save()
+    text = candidate_markdown(candidate_page("box_test", "kem-90"))
+    warning = (
+        "**⚠ Measured on an unfixed host** (campaign `box_test-campaign`): turbo is on; "
+        "SMT is 'on'. Cycle counts from this host are not comparable with those of a fixed box."
+    )
+    assert warning in text.splitlines()
+    html = client.get("/performance/box_test/kem-90/").content.decode()
+    assert "turbo is on; SMT is &#x27;on&#x27;. Cycle counts from this host are not" in html

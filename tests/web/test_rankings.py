@@ -62,7 +62,7 @@ def test_favicon_and_index_links(client, arm1):
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon["Content-Type"] == "image/svg+xml"
     html = client.get("/").content.decode()
-    assert 'href="/performance/arm_1/#iccs-hash-helpers"' in html
-    assert "/performance/arm_1/iccs/" not in html
+    # The ICCS helpers' page is a candidate route since lead's link module (no 404 to avoid).
+    assert 'href="/performance/arm_1/iccs/"' in html
     assert 'href="/rankings/kem/?target=128"' in html
     assert 'href="/candidates/kem-29/"' in html

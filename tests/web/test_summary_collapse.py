@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from measurements.models import KatIssue, System
-from measurements.selectors.system_pages import system_summary
+from measurements.selectors.pages.summary import system_summary
 
 
 def _section(summary, category):

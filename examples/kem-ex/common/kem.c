@@ -59,6 +59,17 @@ static void cpa_dec(unsigned char m[RLWE_SYM], const unsigned char *sk_s,
     poly_unpack(&u, ct);
     poly_unpack(&v, ct + RLWE_POLY_BYTES);
     poly_mul_add(&w, &u, &s, NULL);
+#ifdef RLWE_VARIABLE_TIME_DEC
+    /* Deliberately input-dependent (instance rlwe-lpr-256-vt only): 0..7 extra products chosen
+     * by the low bits of the ciphertext's first byte, results discarded. It models a candidate
+     * whose decapsulation time depends on the ciphertext, so that the harness's input-pool
+     * measurement has a spread across inputs to find; the decapsulated value is unchanged. */
+    {
+        poly scratch;
+        for (int k = 0; k < (ct[0] & 7); k++)
+            poly_mul_add(&scratch, &u, &s, NULL);
+    }
+#endif
     for (i = 0; i < RLWE_N; i++) {
         int x = (v.c[i] - w.c[i] + RLWE_Q) % RLWE_Q; /* in [0, q) */
         dist[i % 256] += x > RLWE_Q / 2 ? RLWE_Q - x : x; /* distance to 0 */

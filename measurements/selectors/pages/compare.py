@@ -20,19 +20,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
 
 from django.db.models import Q
-from django.urls import reverse
 
 from measurements import formatting as fmt
 from measurements.domain import CATEGORIES
+from measurements.links import compare_url, measurement_url
 from measurements.models import Campaign, Instance, Measurement, Trial
 from measurements.provenance import is_published, provenance
-from measurements.selectors.candidate_page import operation_label, operation_sort_key
+from measurements.selectors.pages.common import operation_label, operation_sort_key
 from measurements.selectors.pages.measurement import interval_from_trials
 from measurements.selectors.pages.sizes import size_catalogs, size_figure
-from measurements.selectors.system_pages import measurement_url
 
 ITEM_KEYS = tuple("abcdefgh")
 UNKNOWN = "unknown (no trials)"
@@ -159,8 +157,7 @@ def compare_page(params: dict[str, str]) -> ComparePage:
 
 
 def _csv_url(specs: list[tuple[str, str]], system: str) -> str:
-    query = urlencode({**dict(specs), "system": system, "format": "csv"})
-    return f"{reverse('measurements:compare')}?{query}"
+    return compare_url({**dict(specs), "system": system, "format": "csv"})
 
 
 _MEASUREMENT_FIELDS = (

@@ -12,18 +12,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import Http404
-from django.urls import reverse
 
 from measurements import formatting as fmt
-from measurements.api.links import (
+from measurements.domain import HASH_CATEGORIES
+from measurements.links import (
     api_url_for_measurement,
     api_url_for_measurement_trials,
+    campaign_url,
+    candidate_url,
+    evidence_url,
+    measurement_url,
     with_format,
 )
-from measurements.domain import HASH_CATEGORIES
 from measurements.models import Measurement, Trial
 from measurements.provenance import is_published
-from measurements.selectors.system_pages import candidate_url, evidence_url, measurement_url
 from measurements.stats import median_confidence_ranks, sample_stats
 
 
@@ -257,7 +259,7 @@ def measurement_page(measurement_id: int) -> MeasurementPage:
         samples_stored=any(t.samples for t in trials),
         evidence_url=evidence_url(m.evidence_id) if m.evidence_id else "",
         candidate_url=candidate_url(system_key, submission.key),
-        campaign_url=reverse("runner:campaign_detail", kwargs={"key": m.campaign.key}),
+        campaign_url=campaign_url(m.campaign.key),
         api_url=api_url_for_measurement(m.pk),
         api_trials_url=api_url_for_measurement_trials(m.pk),
         api_trials_csv_url=with_format(api_url_for_measurement_trials(m.pk), "csv"),

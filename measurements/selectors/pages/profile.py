@@ -11,23 +11,26 @@ Seven queries whatever the number of systems and instances.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
 
 from django.http import Http404
-from django.urls import reverse
 
 from measurements import formatting as fmt
-from measurements.api.links import api_url_for_candidate_page, api_url_for_submissions
 from measurements.domain import CATEGORIES
+from measurements.links import (
+    api_url_for_candidate_page,
+    api_url_for_submissions,
+    campaign_url,
+    candidate_url,
+    compare_url,
+    measurement_url,
+    profile_url,
+    rankings_url,
+)
 from measurements.models import Build, Campaign, HashProfile, Instance, Measurement, Submission
 from measurements.provenance import is_published, provenance
-from measurements.selectors.candidate_page import (
-    _campaigns_with_data,
-    operation_label,
-    operation_sort_key,
-)
+from measurements.selectors.pages.candidate.data import campaigns_with_data
+from measurements.selectors.pages.common import operation_label, operation_sort_key
 from measurements.selectors.pages.sizes import size_catalogs, size_figure
-from measurements.selectors.system_pages import candidate_url, measurement_url
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ class ProfilePage:
     size_rows: list[tuple[str, list[str]]]
     api_url: str
     csv_url: str
+    #: The category's ranking ("" for a category without one, such as the ICCS helpers).
+    rankings_url: str = ""
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -87,7 +92,7 @@ def _system(campaign: Campaign, submission_key: str) -> ProfileSystem:
         provenance=provenance(campaign),
         published=is_published(campaign),
         page_url=candidate_url(key, submission_key),
-        campaign_url=reverse("runner:campaign_detail", kwargs={"key": campaign.key}),
+        campaign_url=campaign_url(campaign.key),
         api_url=api_url_for_candidate_page(key, submission_key),
     )
 
@@ -97,7 +102,7 @@ def profile_page(submission_key: str) -> ProfilePage:
     submission = Submission.objects.filter(key=submission_key).first()
     if submission is None:
         raise Http404(f"No submission {submission_key!r}.")
-    campaigns = _campaigns_with_data(submission)
+    campaigns = campaigns_with_data(submission)
     # Measured systems first, then published pages; by system key within each.
     campaigns.sort(key=lambda c: (is_published(c), c.system.key))
     systems = [_system(c, submission.key) for c in campaigns]
@@ -144,7 +149,7 @@ def profile_page(submission_key: str) -> ProfilePage:
         for i in instances
     ]
     size_headers, size_rows = _sizes(submission, instances, measurements, column)
-    detail = reverse("measurements:profile", kwargs={"submission_key": submission.key})
+    detail = profile_url(submission.key)
     spec = CATEGORIES.get(submission.category)
     return ProfilePage(
         submission=submission,
@@ -156,6 +161,7 @@ def profile_page(submission_key: str) -> ProfilePage:
         size_rows=size_rows,
         api_url=api_url_for_submissions(submission.category),
         csv_url=f"{detail}?format=csv",
+        rankings_url=rankings_url(submission.category) if spec and spec.summary else "",
     )
 
 
@@ -190,9 +196,7 @@ def _row(
         if m is not None
     }
     return ProfileRow(
-        compare_url=f"{reverse('measurements:compare')}?{urlencode(items)}"
-        if len(items) > 1
-        else "",
+        compare_url=compare_url(items) if len(items) > 1 else "",
         instance=instance.label,
         target=fmt.format_int(instance.security_target_bits),
         operation=operation_label(category, *point),

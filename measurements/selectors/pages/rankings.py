@@ -17,10 +17,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.http import Http404
-from django.urls import reverse
 
 from measurements import formatting as fmt
 from measurements.domain import CATEGORIES, CategorySpec, KatStatus
+from measurements.links import (
+    api_url_for_rankings,
+    candidate_url,
+    compare_url,
+    profile_url,
+    rankings_url,
+)
 from measurements.models import (
     Build,
     Campaign,
@@ -31,8 +37,8 @@ from measurements.models import (
     Measurement,
     System,
 )
+from measurements.selectors.pages.common import campaign_for_system
 from measurements.selectors.pages.sizes import size_figure
-from measurements.selectors.system_pages import campaign_for_system, candidate_url
 
 DEFAULT_TARGET = 128
 RULE = (
@@ -115,7 +121,7 @@ class RankingFilters:
         return urlencode({k: v for k, v in params.items() if v not in ("", None)})
 
     def url(self, **changes: Any) -> str:
-        path = reverse("measurements:rankings", kwargs={"category": self.category})
+        path = rankings_url(self.category)
         return f"{path}?{self.query(**changes)}"
 
 
@@ -150,13 +156,11 @@ class RankingsPage:
             key: f"{row.submission_key}:{row.instance_label}"
             for key, row in zip("ab", self.rows[:2], strict=True)
         }
-        query = urlencode({**params, "system": self.filters.system})
-        return f"{reverse('measurements:compare')}?{query}"
+        return compare_url({**params, "system": self.filters.system})
 
     @property
     def api_url(self) -> str:
-        path = reverse("api:rankings", kwargs={"category": self.spec.key})
-        return f"{path}?{self.filters.query()}"
+        return api_url_for_rankings(self.spec.key, self.filters.query())
 
     @property
     def csv_url(self) -> str:
@@ -404,7 +408,7 @@ class _RankingData:
         cells["algorithm"] = RankingCell(
             sub.algorithm or fmt.MISSING,
             sub.algorithm,
-            href=reverse("measurements:profile", kwargs={"submission_key": sub.key}),
+            href=profile_url(sub.key),
         )
         cells["instance"] = RankingCell(instance.label, instance.label)
         cells["target"] = RankingCell(

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from measurements.models import Campaign
-from runner.services import CampaignSettings, RunnerError, campaign_start
+from runner.services import QUICK_SETTINGS, CampaignSettings, RunnerError, campaign_start
 
 
 def _percent(text: str) -> float:
@@ -22,6 +22,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--system", required=True)
         parser.add_argument("--submission", action="append", dest="submissions")
+        parser.add_argument(
+            "--instance",
+            action="append",
+            dest="instances",
+            metavar="LABEL",
+            help="only this instance (repeatable; default: every instance of the submissions)",
+        )
         parser.add_argument("--planner", choices=["adaptive", "guide"], default="adaptive")
         parser.add_argument("--target-precision", type=_percent, default=0.01)
         parser.add_argument("--budget-per-op", type=_seconds, default=900.0)
@@ -45,28 +52,26 @@ class Command(BaseCommand):
         ):
             self.stdout.write(f"a complete campaign exists on {o['system']}: nothing started")
             return
-        quick = {
-            "guide_overrides": {"trials": 2, "target_trial_s": 0.02, "min_total_calls": 10},
-            "adaptive_overrides": {"budget_s": 2.0},
-            "profile_overrides": {"target_s": 0.02, "max_operations": 20},
-            "hash_lengths": (32, 1024),
-        }
         settings = CampaignSettings(
             planner=o["planner"],
             target_precision=o["target_precision"],
             budget_per_op_s=o["budget_per_op"],
             cpu=o["cpu"],
             counter=o["counter"],
-            **(quick if o["quick"] else {}),
+            instances=tuple(o["instances"]) if o["instances"] else None,
+            **(QUICK_SETTINGS if o["quick"] else {}),
         )
         try:
             campaign = campaign_start(
-                system_key=o["system"], submission_keys=o["submissions"], settings=settings
+                system_key=o["system"],
+                submission_keys=o["submissions"],
+                settings=settings,
+                require_each_instance=True,
             )
         except RunnerError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
             f"campaign {campaign.key}: {campaign.steps.count()} steps queued for cluster "
             f"{campaign.system.key} (run `NGCC_CLUSTER={campaign.system.key} python manage.py "
-            "qcluster` on that box)"
+            "box_worker` on that box)"
         )

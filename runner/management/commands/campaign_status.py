@@ -6,7 +6,7 @@ from measurements.formatting import format_seconds
 from measurements.models import Campaign
 from measurements.progress import ProgressBar
 from runner.models import CampaignStep
-from runner.selectors import campaign_progress
+from runner.selectors import campaign_precision_targets, campaign_progress
 
 
 class Command(BaseCommand):
@@ -26,7 +26,13 @@ class Command(BaseCommand):
         while True:
             found.refresh_from_db()
             progress = campaign_progress(found)
-            bar(progress.done + progress.failed, progress.total, f"{found.status}")
+            # One ETA, computed once by the selector, on the bar and in the summary alike.
+            bar.show(
+                progress.done + progress.failed,
+                progress.total,
+                f"{found.status}",
+                eta_s=progress.eta_s,
+            )
             if not watch or found.status not in (Campaign.Status.RUNNING,):
                 break
             time.sleep(interval)
@@ -39,6 +45,10 @@ class Command(BaseCommand):
             f"  instances done {progress.instances_done}/{progress.instances_total}, "
             f"elapsed {format_seconds(progress.elapsed_s)}, ETA {eta}"
         )
+        targets = campaign_precision_targets(found)
+        self.stdout.write(f"  precision targets: {targets.line}")
+        for miss in targets.misses:
+            self.stdout.write(self.style.WARNING(f"    {miss}"))
         for step in found.steps.filter(status=CampaignStep.Status.FAILED).select_related(
             "instance"
         ):

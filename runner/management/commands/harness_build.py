@@ -4,31 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from runner.harness.build import FLAG_SETS, build_instances
-from runner.harness.manifest import ManifestError, load_manifest
+from runner.management.harness_options import add_manifest_arguments, manifest_and_instances
 
 
 class Command(BaseCommand):
     help = "Compile each instance of a submission manifest into lib<label>.so with fixed flags."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("manifest", type=Path)
-        parser.add_argument("--root", type=Path, help="submission root (default: from manifest)")
+        add_manifest_arguments(parser)
         parser.add_argument("--flags", choices=sorted(FLAG_SETS), default="guide")
-        parser.add_argument("--build-root", type=Path, default=Path("var/build"))
-        parser.add_argument("--jobs", type=int, default=2)
-        parser.add_argument("--instance", action="append", help="only these labels")
 
     def handle(self, *args: object, **opts: object) -> None:
-        try:
-            manifest = load_manifest(opts["manifest"], root=opts["root"])
-        except ManifestError as exc:
-            raise CommandError(f"manifest rejected: {exc}") from exc
-        instances = [
-            i for i in manifest.instances if not opts["instance"] or i.label in opts["instance"]
-        ]
+        manifest, instances = manifest_and_instances(opts)
         self.stdout.write(
             f"{manifest.candidate}: building {len(instances)} instance(s) with "
             f"{opts['flags']} flags, {opts['jobs']} job(s)"
@@ -37,7 +27,7 @@ class Command(BaseCommand):
             manifest,
             instances,
             flags_label=opts["flags"],
-            build_root=opts["build_root"],
+            build_root=Path(opts["build_root"]).resolve(),
             jobs=opts["jobs"],
         )
         failed = 0

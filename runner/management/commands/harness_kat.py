@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from runner.harness.kat import InstanceCheck, check_instance
-from runner.harness.manifest import Manifest, ManifestError, load_manifest
+from runner.harness.manifest import Manifest
+from runner.management.harness_options import add_manifest_arguments, manifest_and_instances
 
 
 def record_check(*, campaign_key: str, manifest: Manifest, check: InstanceCheck) -> None:
     """Store the final build and its KAT/functional results for one instance."""
     from measurements.models import Campaign
     from measurements.services.recording import instance_get_or_create
-    from runner.results import instance_check_store
+    from runner.store import instance_check_store
 
     campaign = Campaign.objects.get(key=campaign_key)
     instance, _ = instance_get_or_create(
@@ -35,11 +36,7 @@ class Command(BaseCommand):
     help = "Build each instance (guide, then harness-default on failure) and check its KAT."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("manifest", type=Path)
-        parser.add_argument("--root", type=Path, help="submission root (default: from manifest)")
-        parser.add_argument("--build-root", type=Path, default=Path("var/build"))
-        parser.add_argument("--jobs", type=int, default=2)
-        parser.add_argument("--instance", action="append", help="only these labels")
+        add_manifest_arguments(parser)
         parser.add_argument("--timeout", type=float, help="override each KAT's time limit (s)")
         parser.add_argument(
             "--no-fallback", action="store_true", help="do not retry with harness-default flags"
@@ -47,13 +44,7 @@ class Command(BaseCommand):
         parser.add_argument("--campaign", help="record results in this campaign (by key)")
 
     def handle(self, *args: object, **opts: object) -> None:
-        try:
-            manifest = load_manifest(opts["manifest"], root=opts["root"])
-        except ManifestError as exc:
-            raise CommandError(f"manifest rejected: {exc}") from exc
-        instances = [
-            i for i in manifest.instances if not opts["instance"] or i.label in opts["instance"]
-        ]
+        manifest, instances = manifest_and_instances(opts)
         self.stdout.write(f"{manifest.candidate}: {len(instances)} instance(s)")
         counts: dict[str, int] = {}
         for n, inst in enumerate(instances, 1):
@@ -61,7 +52,7 @@ class Command(BaseCommand):
             check = check_instance(
                 manifest,
                 inst,
-                build_root=opts["build_root"],
+                build_root=Path(opts["build_root"]).resolve(),
                 jobs=opts["jobs"],
                 fallback=not opts["no_fallback"],
                 timeout=opts["timeout"],

@@ -42,16 +42,11 @@ class Command(BaseCommand):
 
 def _probe_counter() -> dict:
     """Ask the timing driver which cycle counter it picks here, with its overhead and rate."""
-    from runner.harness.driver_output import parse_probe_output
-    from runner.harness.sandbox import Limits, run_sandboxed
-    from runner.steps import _driver
+    from runner.harness.timing import probe_counter
+    from runner.steps import timing_driver
 
     try:
-        driver = _driver()
+        driver = timing_driver()
     except Exception as exc:  # no compiler: registration still records the rest
         return {"error": f"driver not built: {exc}"}
-    res = run_sandboxed([str(driver), "--probe"], limits=Limits(wall_seconds=60))
-    try:
-        return parse_probe_output(res.stdout)
-    except ValueError:
-        return {"error": res.describe(), "stderr": res.stderr[-500:]}
+    return probe_counter(driver=driver)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.http import Http404
 
-from measurements.selectors.candidate_page import candidate_page
+from measurements.selectors.pages.candidate import candidate_page
 from measurements.selectors.pages.profile import profile_page
 
 

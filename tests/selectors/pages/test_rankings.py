@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from measurements.models import Measurement
-from measurements.selectors.candidate_page import candidate_page
+from measurements.selectors.pages.candidate import candidate_page
 from measurements.selectors.pages.rankings import rankings_page
 
 KEM_128 = {"target": "128", "system": "arm_1"}

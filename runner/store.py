@@ -1,18 +1,38 @@
-"""Hand build and KAT results of the native harness to the measurement services.
+"""Store what the native harness produced: builds, KAT checks, timing records, hash profiles.
 
-One place, used by the campaign steps and by `harness_kat --campaign`, so a build or KAT check
-is stored the same way whoever ran it. Each function is one transaction.
+One place, used by the campaign steps and by `harness_kat --campaign`, so a result is stored the
+same way whoever ran it. Each function is one transaction: evidence first, then the rows. Timing
+records and hash profiles arrive as the record types the harness built from the driver output
+(`measurements.records`); their evidence is the record itself, written by the one serialiser of
+the harness shape, and they are stored by the same services as imported data — so a page never
+knows where its numbers came from.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.db import transaction
 
-from measurements.models import Build, Campaign, EvidenceFile, Instance, KatStatus
-from measurements.services.evidence import EvidenceConflict, evidence_store
-from measurements.services.recording import build_record, kat_result_record
+from measurements.harness_records import hash_profile_json, timing_record_json
+from measurements.models import (
+    Build,
+    Campaign,
+    EvidenceFile,
+    HashProfile,
+    Instance,
+    KatStatus,
+    Measurement,
+)
+from measurements.records import HashProfileRecord, TimingRecord
+from measurements.services.evidence import EvidenceConflict, evidence_store, sha256_hex
+from measurements.services.recording import (
+    build_record,
+    hash_profile_store,
+    kat_result_record,
+    timing_record_store,
+)
 from runner.harness.build import BuildResult
 from runner.harness.kat import InstanceCheck
 
@@ -26,8 +46,6 @@ def _store_evidence_keeping_reruns(
             campaign=campaign, relative_path=relative_path, kind=kind, content=content
         )
     except EvidenceConflict:
-        from measurements.services.evidence import sha256_hex
-
         stem, dot, ext = relative_path.rpartition(".")
         rerun_path = f"{stem}-{sha256_hex(content)[:16]}{dot}{ext}"
         evidence, _ = evidence_store(
@@ -98,8 +116,10 @@ def instance_check_store(*, campaign: Campaign, instance: Instance, check: Insta
         kind="official",
         status=kat.status.value,
         first_difference=kat.first_difference or "",
-        output_sha256=kat.output_sha256 or "",
-        reference_sha256=kat.reference.split()[0] if " " in kat.reference else "",
+        output_raw_sha256=kat.output_raw_sha256 or "",
+        comparison=kat.comparison,
+        output_canonical_sha256=kat.output_canonical_sha256 or "",
+        reference_canonical_sha256=kat.reference_canonical_sha256 or "",
         manifest_line=kat.output_manifest or "",
         log=log_bytes.decode("utf-8", errors="replace"),
         evidence=evidence,
@@ -109,3 +129,47 @@ def instance_check_store(*, campaign: Campaign, instance: Instance, check: Insta
         status = functional.status if functional.status in KatStatus.values else "NOKAT"
         kat_result_record(build=stored, kind="functional", status=status, log=functional.detail)
     return stored
+
+
+def _json_evidence_store(
+    *, campaign: Campaign, path: str, kind: str, data: dict[str, Any]
+) -> EvidenceFile:
+    content = (json.dumps(data, indent=1) + "\n").encode()
+    evidence, _ = evidence_store(campaign=campaign, relative_path=path, kind=kind, content=content)
+    return evidence
+
+
+@transaction.atomic
+def measured_timing_store(
+    *, campaign: Campaign, record: TimingRecord, instance: Instance | None = None
+) -> Measurement:
+    """The measure step: the record as JSON evidence (at ``record.path``), then its rows.
+
+    A record whose aggregates its trials do not give is refused by the store service, and the
+    transaction leaves neither evidence nor rows.
+    """
+    evidence = _json_evidence_store(
+        campaign=campaign,
+        path=record.path,
+        kind=EvidenceFile.Kind.RECORD,
+        data=timing_record_json(record),
+    )
+    return timing_record_store(
+        campaign=campaign, record=record, evidence=evidence, instance=instance
+    )
+
+
+@transaction.atomic
+def measured_profile_store(
+    *, campaign: Campaign, profile: HashProfileRecord, instance: Instance | None = None
+) -> HashProfile:
+    """The profile step: the profile as JSON evidence (at ``profile.path``), then its rows."""
+    evidence = _json_evidence_store(
+        campaign=campaign,
+        path=profile.path,
+        kind=EvidenceFile.Kind.PROFILE,
+        data=hash_profile_json(profile),
+    )
+    return hash_profile_store(
+        campaign=campaign, profile=profile, evidence=evidence, instance=instance
+    )
