@@ -73,6 +73,9 @@ class CategorySpec:
     message_lengths: tuple[int, ...] = (0,)
     #: Size columns of the candidate page's §6 (in order), by catalog field.
     size_columns: tuple[str, ...] = ()
+    #: (column header, the driver's size field) of the candidate page's §6 for categories whose
+    #: sizes are the driver's size fields; empty for those with rows of their own (kex, hash).
+    size_fields: tuple[tuple[str, str], ...] = ()
     summary: SummarySection | None = None
     #: Submitted by candidates (False for the ICCS baseline helpers).
     submitted: bool = True
@@ -102,6 +105,12 @@ KEM = CategorySpec(
         "kem_dec",
     ),
     size_columns=("pk", "sk", "ct", "ss"),
+    size_fields=(
+        ("public key", "pk_bytes"),
+        ("secret key", "sk_bytes"),
+        ("ciphertext", "ct_bytes"),
+        ("shared secret", "ss_bytes"),
+    ),
     summary=SummarySection(
         title="Key encapsulation",
         anchor="key-encapsulation",
@@ -126,6 +135,11 @@ SIGN = CategorySpec(
         "sig_verify",
     ),
     size_columns=("pk", "sk", "sig"),
+    size_fields=(
+        ("public key", "pk_bytes"),
+        ("secret key", "sk_bytes"),
+        ("signature", "signature_bytes"),
+    ),
     summary=SummarySection(
         title="Digital signatures",
         anchor="digital-signatures",

@@ -7,7 +7,9 @@ Writes are atomic and keyword-only. The steps themselves (calling the native har
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import random
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -142,6 +144,8 @@ class CampaignSettings:
     instances: tuple[str, ...] | None = None  # labels; None: every instance of the manifests
     #: Inputs of the seeded pool timed after each non-hash operation (0: no pool).
     input_pool: int = 16
+    #: Seed of the measure steps' order (None: derived from the campaign key); recorded.
+    order_seed: int | None = None
 
     @classmethod
     def from_stored(cls, stored: dict[str, Any] | None) -> CampaignSettings:
@@ -192,11 +196,30 @@ def _timed_points(category: str, settings: CampaignSettings) -> list[tuple[str, 
     return points
 
 
+def measure_order_seed(campaign_key: str, settings: CampaignSettings) -> int:
+    """The seed of a campaign's measure order: the settings' own, else one from its key."""
+    if settings.order_seed is not None:
+        return settings.order_seed
+    return int(hashlib.sha256(campaign_key.encode()).hexdigest()[:8], 16)
+
+
+def _interleave_measurements(steps: list[CampaignStep], seed: int) -> None:
+    """Shuffle the measure steps of different (instance, operation) pairs among themselves, in a
+    seeded order, so that a slow drift of the machine spreads over every instance instead of
+    landing on the ones measured last (their calibrations all come before, their profiles after).
+    """
+    slots = [i for i, s in enumerate(steps) if s.phase == Phase.MEASURE]
+    measures = [steps[i] for i in slots]
+    random.Random(seed).shuffle(measures)
+    for i, step in zip(slots, measures, strict=True):
+        steps[i] = step
+
+
 def _campaign_steps(
-    campaign: Campaign, instances: list[Instance], settings: CampaignSettings
+    campaign: Campaign, instances: list[Instance], settings: CampaignSettings, seed: int
 ) -> list[CampaignStep]:
     """One build and one KAT step per instance, then calibrate/measure/profile per timed point,
-    ordered by phase and numbered."""
+    ordered by phase (measure steps in the seeded interleaved order) and numbered."""
     steps: list[CampaignStep] = []
     for instance in instances:
         for phase in (Phase.BUILD, Phase.KAT):
@@ -213,6 +236,7 @@ def _campaign_steps(
                     )
                 )
     steps.sort(key=lambda s: PHASE_ORDER[s.phase])
+    _interleave_measurements(steps, seed)
     for seq, step in enumerate(steps):
         step.seq = seq
     return steps
@@ -245,9 +269,10 @@ def campaign_start(
     system = _measurable_system(system_key)
     instances = _campaign_instances(submission_keys, settings, require_each_instance)
     now = timezone.now()
+    key = f"{system.key}-{now.strftime('%Y%m%dT%H%M%S%fZ')}"
     campaign = Campaign.objects.create(
         system=system,
-        key=f"{system.key}-{now.strftime('%Y%m%dT%H%M%S%fZ')}",
+        key=key,
         source="measured",
         status=Campaign.Status.RUNNING,
         started_utc=now,
@@ -262,9 +287,11 @@ def campaign_start(
             "planner": settings.planner,
             "target_precision": settings.target_precision,
             "op_budget_s": settings.budget_per_op_s,
+            "measure_order_seed": measure_order_seed(key, settings),
         },
     )
-    CampaignStep.objects.bulk_create(_campaign_steps(campaign, instances, settings))
+    seed = campaign.planning["measure_order_seed"]
+    CampaignStep.objects.bulk_create(_campaign_steps(campaign, instances, settings, seed))
     if enqueue:
         transaction.on_commit(lambda: campaign_enqueue(campaign=campaign))
     return campaign

@@ -100,7 +100,8 @@ def test_campaign_plan_orders_phases_and_operations(db):
         for s in steps
         if s.phase == "measure" and s.instance.label == "rlwe-lpr-256-toy"
     ]
-    assert kem_measures == ["keygen", "enc", "dec"]
+    # measure steps run in a seeded interleaved order (every operation once)
+    assert sorted(kem_measures) == ["dec", "enc", "keygen"]
     hash_inputs = [
         s.input_bytes
         for s in steps
@@ -277,3 +278,30 @@ def test_quick_campaign_command_stores_the_tiny_plans(db):
     )
     assert measured_lengths == [32, 1024]
     assert f"campaign {campaign.key}: {campaign.steps.count()} steps queued" in out.getvalue()
+
+
+def test_measure_steps_are_interleaved_in_a_seeded_recorded_order(db):
+    system_register(key="here_5", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+
+    def measure_order(seed):
+        campaign = campaign_start(
+            system_key="here_5", settings=CampaignSettings(order_seed=seed), enqueue=False
+        )
+        steps = campaign.steps.filter(phase="measure").order_by("seq")
+        return campaign, [(s.instance.label, s.operation) for s in steps]
+
+    first, order = measure_order(7)
+    again, same = measure_order(7)
+    _, other = measure_order(8)
+    assert first.planning["measure_order_seed"] == 7
+    assert order == same  # the seed decides the order
+    natural = [
+        (label, op)
+        for label in ("rlwe-lpr-256-toy", "rlwe-lpr-512-toy", "rlwe-lpr-256-vt")
+        for op in ("keygen", "enc", "dec")
+    ]
+    assert sorted(order) == sorted(natural) and order != natural and other != order
+    # every measure step still comes after every calibration and before every profile
+    phases = [s.phase for s in first.steps.order_by("seq")]
+    assert phases == sorted(phases, key=["build", "kat", "calibrate", "measure", "profile"].index)

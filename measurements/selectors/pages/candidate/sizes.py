@@ -9,6 +9,7 @@ their digest length.
 from __future__ import annotations
 
 from measurements import formatting as fmt
+from measurements.domain import CATEGORIES
 from measurements.models import Category, Instance, Measurement
 from measurements.selectors.kex_transfer import kex_transfer
 from measurements.selectors.pages.candidate.data import CandidateData
@@ -23,12 +24,10 @@ def sizes_table(data: CandidateData) -> Table:
         rows = _kex_rows(data)
     elif data.is_hash:
         headers, rows = ("instance", "digest (bytes)"), _hash_rows(data)
-    elif data.category == Category.SIGN:
-        headers = ("instance", "public key", "secret key", "signature")
-        rows = _catalog_rows(data, ("pk_bytes", "sk_bytes", "signature_bytes"))
-    else:
-        headers = ("instance", "public key", "secret key", "ciphertext", "shared secret")
-        rows = _catalog_rows(data, ("pk_bytes", "sk_bytes", "ct_bytes", "ss_bytes"))
+    else:  # the registry's size fields (KEM, signature, and any category like them)
+        fields = CATEGORIES[data.category].size_fields
+        headers = ("instance", *(header for header, _ in fields))
+        rows = _catalog_rows(data, tuple(key for _, key in fields))
     return Table("sizes", headers, tuple(rows))
 
 
