@@ -45,7 +45,8 @@ def format_cycles(value: float | int | None) -> str:
 
 
 def format_seconds(value: float | None) -> str:
-    """Three significant digits in the largest unit keeping the value >= 1: `76.7 µs`, `2.32 s`."""
+    """Three significant digits in the `%g` style (trailing zeros dropped), in the largest unit
+    keeping the value >= 1: `76.7 µs`, `99.9 µs`, `50 µs`, `1.2 ms`, `2.32 s` (FORMAT.md)."""
     if _is_missing(value):
         return MISSING
     v = float(value)
@@ -54,9 +55,11 @@ def format_seconds(value: float | None) -> str:
     for index, (unit, scale) in enumerate(_TIME_UNITS):
         scaled = v / scale
         if scaled >= 1 or unit == "ns":
-            text = three_significant(scaled)
-            if float(text) >= 1000 and index > 0:  # 999.7 ms rounds up into the next unit
-                return f"{three_significant(float(text) / 1000)} {_TIME_UNITS[index - 1][0]}"
+            if scaled >= 999.5 and index == 0:  # a thousand seconds and more: whole seconds
+                return f"{scaled:.0f} s"
+            text = f"{scaled:.3g}"
+            if float(text) >= 1000:  # 999.7 ms rounds up into the next unit
+                return f"{float(text) / 1000:.3g} {_TIME_UNITS[index - 1][0]}"
             return f"{text} {unit}"
     raise AssertionError("unreachable")
 

@@ -12,6 +12,8 @@ returns a site-relative URL.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlencode
 
 from django.urls import reverse
@@ -50,9 +52,17 @@ def candidate_markdown_url(system_key: str, submission_key: str) -> str:
     )
 
 
+@functools.cache
+def _measurement_url_pattern() -> str:
+    # Reversed once: a summary links thousands of figures, and `reverse` per figure costs.
+    marker = 987654321
+    url = reverse("measurements:measurement", kwargs={"measurement_id": marker})
+    return url.replace(str(marker), "{}")
+
+
 def measurement_url(measurement_id: int) -> str:
     """A measurement's detail page: plan, counter, every trial, distribution."""
-    return reverse("measurements:measurement", kwargs={"measurement_id": measurement_id})
+    return _measurement_url_pattern().format(int(measurement_id))
 
 
 def candidate_history_url(system_key: str, submission_key: str) -> str:
@@ -86,6 +96,18 @@ def size_audit_url() -> str:
 def rankings_url(category: str) -> str:
     """The ranking of one category's candidates (query parameters carry its state)."""
     return reverse("measurements:rankings", kwargs={"category": category})
+
+
+def profile_url(submission_key: str) -> str:
+    """A candidate's profile: every instance and operation on every system side by side."""
+    return reverse("measurements:profile", kwargs={"submission_key": submission_key})
+
+
+def compare_url(query: Mapping[str, str] | Iterable[tuple[str, str]] | None = None) -> str:
+    """The comparison page, with its state (``a``, ``b``, …, ``system``, ``format``) as query."""
+    params = urlencode(query or {})
+    path = reverse("measurements:compare")
+    return f"{path}?{params}" if params else path
 
 
 def kat_overview_url() -> str:
@@ -190,6 +212,12 @@ def api_url_for_measurement(measurement_id: int) -> str:
 def api_url_for_measurement_trials(measurement_id: int) -> str:
     """The raw trials of one measurement, in order (a figure's re-check)."""
     return _api("trial-list", {"measurement": measurement_id})
+
+
+def api_url_for_rankings(category: str, query: str = "") -> str:
+    """The rankings page's rows as JSON (`query`: the page's own filter query string)."""
+    path = reverse("api:rankings", kwargs={"category": category})
+    return f"{path}?{query}" if query else path
 
 
 def api_url_for_campaign(campaign_key: str) -> str:

@@ -3,16 +3,18 @@
 from django.urls import path, re_path
 
 from measurements.domain import SUBMISSION_URL_PATTERN
-from measurements.views import candidate, compare, evidence, history, system
+from measurements.views import candidate, compare, evidence, history, site, system
 
 app_name = "measurements"
 
 urlpatterns = [
     path("", system.performance_index, name="index"),
+    path("favicon.ico", site.favicon, name="favicon"),
     path("size-audit/", system.size_audit, name="size_audit"),
     path("survey/", system.survey, name="survey"),
     path("kat/", system.kat_overview, name="kat_overview"),
     path("rankings/<slug:category>/", compare.rankings, name="rankings"),
+    path("compare/", compare.compare, name="compare"),
     path("measurements/<int:measurement_id>/", compare.measurement_detail, name="measurement"),
     path("performance/<slug:system>/", system.system_summary, name="summary"),
     path("performance/<slug:system>/method/", system.system_method, name="method"),
@@ -28,6 +30,11 @@ urlpatterns = [
         rf"(?P<submission_key>{SUBMISSION_URL_PATTERN})/perf\.md$",
         candidate.candidate_markdown_download,
         name="candidate_markdown",
+    ),
+    re_path(
+        rf"^candidates/(?P<submission_key>{SUBMISSION_URL_PATTERN})/$",
+        compare.candidate_profile,
+        name="profile",
     ),
     re_path(
         r"^performance/(?P<system_key>[\w.-]+)/"

@@ -8,7 +8,8 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from measurements.formatting import format_precision
-from measurements.models import Campaign, Measurement
+from measurements.models import Campaign, Measurement, Trial
+from measurements.provenance import provenance
 from runner.models import CampaignStep, Phase
 
 
@@ -97,8 +98,28 @@ def campaign_precision_targets(campaign: Campaign) -> PrecisionTargets:
     return PrecisionTargets(met, len(misses), by_reason, misses)
 
 
-def measured_campaigns() -> QuerySet[Campaign]:
-    return Campaign.objects.filter(source="measured").select_related("system")
+def listed_campaigns() -> QuerySet[Campaign]:
+    """Every campaign, measured here, imported from harness data or read from published pages."""
+    return Campaign.objects.select_related("system").order_by("system__key", "-started_utc")
+
+
+@dataclasses.dataclass
+class CampaignContents:
+    """What a campaign without steps (imported or published) holds."""
+
+    builds: int
+    measurements: int
+    trials: int
+    provenance: str
+
+
+def campaign_contents(campaign: Campaign) -> CampaignContents:
+    return CampaignContents(
+        builds=campaign.builds.count(),
+        measurements=campaign.measurements.count(),
+        trials=Trial.objects.filter(measurement__campaign=campaign).count(),
+        provenance=provenance(campaign),
+    )
 
 
 def campaign_steps(campaign: Campaign) -> QuerySet[CampaignStep]:

@@ -6,15 +6,16 @@ from django.shortcuts import get_object_or_404, render
 from measurements.models import Campaign
 from runner.models import CampaignStep
 from runner.selectors import (
+    campaign_contents,
     campaign_precision_targets,
     campaign_progress,
     campaign_steps,
-    measured_campaigns,
+    listed_campaigns,
 )
 
 
 def campaign_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "runner/campaign_list.html", {"campaigns": measured_campaigns()})
+    return render(request, "runner/campaign_list.html", {"campaigns": listed_campaigns()})
 
 
 def campaign_detail(request: HttpRequest, key: str) -> HttpResponse:
@@ -34,5 +35,7 @@ def campaign_detail(request: HttpRequest, key: str) -> HttpResponse:
             "steps": steps,
             "failures": failures,
             "refresh": campaign.status == Campaign.Status.RUNNING,
+            # Imported and published campaigns have no steps: say what they hold instead.
+            "contents": None if progress.total else campaign_contents(campaign),
         },
     )

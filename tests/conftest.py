@@ -89,3 +89,15 @@ def reference_pages_dir() -> Path:
     if not PAGES.is_dir():
         pytest.skip(SHARED_MISSING_REASON)
     return PAGES
+
+
+@pytest.fixture
+def x86_1_published(arm1):
+    """The published x86_1 pages (kem-29, kem-30, kem-38) imported as the x86_1 campaign
+    "published page, no raw trials" (inside the test's transaction)."""
+    from measurements.services.published_campaigns import published_campaigns_import
+
+    published_campaigns_import(directory=PAGES, system_key="x86_1")
+    from measurements.models import Campaign
+
+    return Campaign.objects.get(key="x86_1-published-pages")

@@ -27,6 +27,7 @@ from measurements.models import (
     Submission,
     System,
 )
+from measurements.provenance import provenance
 from measurements.selectors.api import TRIAL_FIELDS
 
 
@@ -164,6 +165,7 @@ class KATResultSerializer(serializers.ModelSerializer):
 
 class MeasurementSerializer(_InstanceScopedSerializer):
     trials_url = serializers.SerializerMethodField()
+    provenance = serializers.SerializerMethodField()
     target_met = serializers.BooleanField(read_only=True, allow_null=True)
     precision = serializers.SerializerMethodField()
 
@@ -174,6 +176,7 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "input_bytes",
             "status",
             "planner",
+            "provenance",
             "plan",
             "flags",
             "build_flags",
@@ -228,6 +231,11 @@ class MeasurementSerializer(_InstanceScopedSerializer):
                 "other categories."
             },
         }
+
+    @extend_schema_field(serializers.CharField())
+    def get_provenance(self, obj: Measurement) -> str:
+        """ "published page, no raw trials" for figures read back from a published page."""
+        return provenance(obj.campaign)
 
     @extend_schema_field(serializers.CharField())
     def get_trials_url(self, obj: Measurement) -> str:

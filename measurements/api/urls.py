@@ -8,11 +8,13 @@
 from __future__ import annotations
 
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from measurements.api import views
 from measurements.api.history import CandidateHistoryView
+from measurements.api.rankings import RankingsView
+from measurements.api.schema import ReadableSchemaView
 
 app_name = "api"
 
@@ -58,9 +60,10 @@ for prefix, viewset, basename in (
     router.register(f"{SUBMISSION}/{prefix}", views.nested(viewset, submission=True), basename)
 
 urlpatterns = [
+    path("v1/rankings/<slug:category>/", RankingsView.as_view(), name="rankings"),
     re_path(rf"^v1/{SUBMISSION}/history/$", CandidateHistoryView.as_view(), name="history"),
     path("v1/", include(router.urls)),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", ReadableSchemaView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
 ]

@@ -46,7 +46,7 @@ def test_rows_in_instance_then_operation_order(empty_db):
         ("KEM-90-0", "dec"),
     ]
     assert [r[0] for r in rows[::3]] == ["KEM-90-0", "KEM-90-1", "KEM-90-2"]
-    assert rows[0][2:] == ["100.0 k", "50.0 µs", "2e+04", "50.0 µs", "500 (5 × 100)"]
+    assert rows[0][2:] == ["100.0 k", "50 µs", "2e+04", "50 µs", "500 (5 × 100)"]
     evidence = _texts(page.evidence)
     assert [r[1] for r in evidence[:7]] == [
         evidence[0][1],
@@ -155,8 +155,9 @@ def test_hash_rows_by_message_length(empty_db):
     )
     rows = _texts(page.performance)
     assert [r[1] for r in rows] == ["64 B", "1024 B"]
-    assert rows[0][2:] == ["100.0 k", "1.56e+03", "50.0 µs", "12.5", "500 (5 × 100)"]
+    assert rows[0][2:] == ["100.0 k", "1.56e+03", "50 µs", "12.5", "500 (5 × 100)"]
     assert _texts(page.sizes) == [["HASH-90-0", "32"]]
+    assert page.sizes.headers == ("instance", "digest (bytes)")  # the unit of the digest size
 
 
 def test_environment_rows(empty_db):

@@ -65,3 +65,14 @@ def test_summary_figures_link_to_their_measurement(client, arm1):
 
 def test_unknown_measurement_is_404(client, db):
     assert client.get("/measurements/999999/").status_code == 404
+
+
+def test_detail_page_shows_per_batch_samples_where_stored(client, db):
+    from tests.factories import MeasurementFactory, TrialFactory
+
+    m = MeasurementFactory(mean_cycles=1000.0, measurements=200)
+    TrialFactory(measurement=m, index=0, samples=[10_000, 20_000, 30_000, 40_000, 50_000])
+    html = client.get(f"/measurements/{m.pk}/").content.decode()
+    samples = html.split('id="table-samples"', 1)[1].split("</table>", 1)[0]
+    assert '<td class="num">5</td><td class="num">10.0 k</td>' in samples
+    assert "No per-batch samples" not in html

@@ -56,3 +56,13 @@ def test_rankings_query_count_does_not_grow_with_categories(
 def test_unknown_category_or_system_is_404(client, arm1):
     assert client.get("/rankings/iccs/").status_code == 404
     assert client.get("/rankings/kem/?system=nowhere").status_code == 404
+
+
+def test_favicon_and_index_links(client, arm1):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon["Content-Type"] == "image/svg+xml"
+    html = client.get("/").content.decode()
+    # The ICCS helpers' page is a candidate route since lead's link module (no 404 to avoid).
+    assert 'href="/performance/arm_1/iccs/"' in html
+    assert 'href="/rankings/kem/?target=128"' in html
+    assert 'href="/candidates/kem-29/"' in html

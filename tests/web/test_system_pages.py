@@ -67,9 +67,20 @@ def reference_summary_rows(pages_dir) -> dict[tuple[str, str], list[str]]:
 
 @pytest.fixture
 def summary_rows(client, arm1):
+    """Summary rows in the published layout: the web page's security target column (the 4th,
+    checked by `test_summary_shows_the_security_target`) is left out."""
     response = client.get(reverse("measurements:summary", args=["arm_1"]))
     assert response.status_code == 200
-    return table_rows(response.content)
+    return {key: cells[:3] + cells[4:] for key, cells in table_rows(response.content).items()}
+
+
+def test_summary_shows_the_security_target(client, arm1):
+    body = client.get(reverse("measurements:summary", args=["arm_1"])).content
+    rows = table_rows(body)
+    assert rows[("kem-29", "PolarKEM-128")][3] == "128"
+    assert rows[("kem-30", "POLARLAC-Light")][3] == "–"
+    assert rows[("hash-01", "AFS-TrEDM-1024")][3] == "512"
+    assert b"<th>target (bits)</th>" in body
 
 
 # --- index ------------------------------------------------------------------------------------
@@ -312,7 +323,7 @@ def test_method_page_shows_counter_of_our_driver(client, arm1):
 
 
 def test_size_audit_disagreements_first_with_counts(client, arm1):
-    response = client.get(reverse("measurements:size_audit"))
+    response = client.get(reverse("measurements:size_audit") + "?state=all")
     assert response.status_code == 200
     body = response.content.decode()
     states = re.findall(r'<tr data-candidate="[^"]+" data-label="[^"]+" data-state="([^"]+)"', body)
@@ -327,7 +338,7 @@ def test_size_audit_disagreements_first_with_counts(client, arm1):
 
 
 def test_size_audit_filters(client, arm1):
-    body = client.get("/size-audit/?candidate=kem-29").content.decode()
+    body = client.get("/size-audit/?candidate=kem-29&state=all").content.decode()
     rows = table_rows(body.encode())
     assert rows and {c for c, _ in rows} == {"kem-29"}
     cells = rows[("kem-29", "PolarKEM-128")]
@@ -336,6 +347,19 @@ def test_size_audit_filters(client, arm1):
     assert set(
         re.findall(rb'data-state="(\w[\w-]*)"', agreeing.split(b'<table class="audit"')[1])
     ) == {b"agrees"}
+    # By default only disagreements are listed (the other states are counts), one option per
+    # candidate in the filter, and only disagreements are painted as warnings.
+    default = client.get("/size-audit/").content.decode()
+    audit = default.split('<table class="audit"', 1)[1] if '<table class="audit"' in default else ""
+    listed = re.findall(r'data-label="[^"]+" data-state="([\w-]+)"', audit)
+    assert set(listed) <= {"differs"}
+    assert audit.count('class="warn"') == len(listed)
+    options = re.findall(r'<option value="([a-z]+-\d+)"', default)
+    assert (
+        len(options)
+        == len(set(options))
+        == SizeAudit.objects.values("instance__submission").distinct().count()
+    )
     # system filter keeps instances built on that system only
     assert client.get("/size-audit/?system=x86_1").status_code == 200
     assert b"No audit row matches" in client.get("/size-audit/?system=x86_1").content

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from measurements import links
-from measurements.domain import category_label
+from measurements.domain import CATEGORIES, category_label
 from measurements.models import Build, Campaign, Measurement, Submission, System
 from measurements.selectors.pages.common import category_rank
 
@@ -38,6 +38,11 @@ class IndexPage:
     submission_count: int
     api_url: str = ""
     api_submissions_url: str = ""
+
+    @property
+    def ranking_categories(self) -> list[tuple[str, str]]:
+        """(category key, label) of every category with a summary section (and a ranking)."""
+        return [(key, spec.label) for key, spec in CATEGORIES.items() if spec.summary is not None]
 
 
 def index_page() -> IndexPage:

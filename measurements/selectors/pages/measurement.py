@@ -25,6 +25,7 @@ from measurements.links import (
     with_format,
 )
 from measurements.models import Measurement, Trial
+from measurements.provenance import is_published
 from measurements.stats import median_confidence_ranks, sample_stats
 
 
@@ -84,6 +85,31 @@ class MeasurementPage:
     api_trials_url: str
     api_trials_csv_url: str
     csv_url: str
+
+    @property
+    def sample_rows(self) -> list[tuple[int, str, str, str, str, str, str]]:
+        """Per trial with per-batch samples: (trial, samples, min, q1, median, q3, max)."""
+        rows = []
+        for trial in self.trials:
+            values = trial.raw["sample_values"]
+            if values:
+                stats = sample_stats(values)
+                rows.append(
+                    (
+                        trial.index,
+                        fmt.format_int(stats.count),
+                        fmt.format_cycles(min(values)),
+                        fmt.format_cycles(stats.q1),
+                        fmt.format_cycles(stats.median),
+                        fmt.format_cycles(stats.q3),
+                        fmt.format_cycles(max(values)),
+                    )
+                )
+        return rows
+
+    @property
+    def published(self) -> bool:
+        return is_published(self.measurement.campaign)
 
     @property
     def has_trials(self) -> bool:
@@ -149,7 +175,12 @@ def _interval(trials: list[Trial]) -> MedianInterval | None:
             coverage=binomial_coverage(stats.count, low, high),
             count=stats.count,
         )
-    per_call = sorted(t.cycles / t.measurements for t in trials if t.measurements)
+    return interval_from_trials([t.cycles / t.measurements for t in trials if t.measurements])
+
+
+def interval_from_trials(per_call_cycles: list[float]) -> MedianInterval | None:
+    """The median of the trials' cycles per call, bounded by order statistics."""
+    per_call = sorted(per_call_cycles)
     if not per_call:
         return None
     low, high = median_confidence_ranks(len(per_call))

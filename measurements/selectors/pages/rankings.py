@@ -20,7 +20,13 @@ from django.http import Http404
 
 from measurements import formatting as fmt
 from measurements.domain import CATEGORIES, CategorySpec, KatStatus
-from measurements.links import candidate_url, rankings_url
+from measurements.links import (
+    api_url_for_rankings,
+    candidate_url,
+    compare_url,
+    profile_url,
+    rankings_url,
+)
 from measurements.models import (
     Build,
     Campaign,
@@ -32,6 +38,7 @@ from measurements.models import (
     System,
 )
 from measurements.selectors.pages.common import campaign_for_system
+from measurements.selectors.pages.sizes import size_figure
 
 DEFAULT_TARGET = 128
 RULE = (
@@ -40,12 +47,6 @@ RULE = (
     "cycle columns."
 )
 NO_LIBRARY = {KatStatus.BUILDFAIL.value, KatStatus.LOADFAIL.value}
-#: Catalog attribute and API size key behind each size column (`SummarySection.size_keys`).
-CATALOG_SIZES = {
-    "pk": ("public_key_bytes", "pk_bytes"),
-    "ct": ("ciphertext_bytes", "ct_bytes"),
-    "sig": ("signature_bytes", "signature_bytes"),
-}
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,27 @@ class RankingsPage:
     categories: tuple[tuple[str, str], ...] = ()
 
     @property
+    def figure_keys(self) -> list[str]:
+        """Keys of the cycle columns, in column order."""
+        assert self.spec.summary is not None
+        return [_figure_key(op, n) for op, n in self.spec.summary.figure_points()]
+
+    @property
+    def compare_url(self) -> str:
+        """Compare the first two rows (empty with fewer than two)."""
+        if len(self.rows) < 2:
+            return ""
+        params = {
+            key: f"{row.submission_key}:{row.instance_label}"
+            for key, row in zip("ab", self.rows[:2], strict=True)
+        }
+        return compare_url({**params, "system": self.filters.system})
+
+    @property
+    def api_url(self) -> str:
+        return api_url_for_rankings(self.spec.key, self.filters.query())
+
+    @property
     def csv_url(self) -> str:
         return f"{self.filters.url()}&format=csv"
 
@@ -214,6 +236,9 @@ def rankings_page(category: str, params: dict[str, str]) -> RankingsPage:
     if filters.sort not in keys:
         filters = replace(filters, sort=_figure_key(*spec.summary.figure_points()[0]))
     data = _RankingData.load(spec, campaign)
+    if "target" not in params and data.targets and filters.target not in data.targets:
+        # No instance claims the default target: start from the lowest claimed one.
+        filters = replace(filters, target=data.targets[0])
     rows, unranked, without_target = data.rows(filters)
     rows = [r for r in rows if _matches(filters, r.submission_key, r.algorithm, r)]
     unranked = [u for u in unranked if _matches(filters, u.submission_key, u.algorithm, u)]
@@ -380,7 +405,11 @@ class _RankingData:
         )
         cells = row.cells
         cells["id"] = RankingCell(sub.key, sub.key, href=row.candidate_url)
-        cells["algorithm"] = RankingCell(sub.algorithm or fmt.MISSING, sub.algorithm)
+        cells["algorithm"] = RankingCell(
+            sub.algorithm or fmt.MISSING,
+            sub.algorithm,
+            href=profile_url(sub.key),
+        )
         cells["instance"] = RankingCell(instance.label, instance.label)
         cells["target"] = RankingCell(
             fmt.format_int(instance.security_target_bits),
@@ -400,17 +429,13 @@ class _RankingData:
     def _size_cell(self, instance: Instance, size_key: str) -> RankingCell:
         """The size the candidate page shows: the curated catalog's, else the API's."""
         key = (instance.submission.key, instance.label)
-        if size_key == "transferred":
-            bw = self.bandwidth.get(key)
-            value = bw.protocol_message_bytes if bw else None
-            return RankingCell(fmt.format_size(value), value, numeric=True)
-        attr, api_key = CATALOG_SIZES[size_key]
-        entry = self.catalog.get(key)
-        if entry is not None and getattr(entry, attr) is not None:
-            value = getattr(entry, attr)
-            return RankingCell(fmt.format_size(value, entry.basis), value, numeric=True)
-        value = self.api_sizes.get(instance.pk, {}).get(api_key) or None
-        return RankingCell(fmt.format_size(value), value, numeric=True)
+        figure = size_figure(
+            size_key,
+            self.catalog.get(key),
+            self.bandwidth.get(key),
+            self.api_sizes.get(instance.pk, {}),
+        )
+        return RankingCell(figure.text, figure.value, numeric=True)
 
     def _unranked(self, instances: list[Instance], system_key: str) -> UnrankedRow:
         sub = instances[0].submission

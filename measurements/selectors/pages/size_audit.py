@@ -69,7 +69,9 @@ def size_audit_page(system: str = "", candidate: str = "", state: str = "") -> S
         qs = qs.filter(instance__submission__key=candidate)
     audits = list(qs)
     candidates = sorted(
-        SizeAudit.objects.values_list("instance__submission__key", flat=True).distinct()
+        SizeAudit.objects.order_by("instance__submission__key")
+        .values_list("instance__submission__key", flat=True)
+        .distinct()
     )
     counts: Counter = Counter()
     rows = []

@@ -1,6 +1,6 @@
 """The per-system summary: one section per category (figures, sizes, notes) and the ICCS baseline.
 
-Nine queries whatever the number of rows: related rows are fetched in bulk and joined in Python.
+Ten queries whatever the number of rows: related rows are fetched in bulk and joined in Python.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from measurements.models import (
     Category,
     ExternalSize,
     HashProfile,
+    KatIssue,
     KatStatus,
     KexBandwidth,
     Measurement,
@@ -77,6 +78,14 @@ class SummaryRow:
     raw_cycles: dict[str, float | None] = field(default_factory=dict)
     #: Detail page of the measurement behind each figure cell ("" where none).
     figure_urls: list[str] = field(default_factory=list)
+    #: Not timed because of a KAT issue with action "exclude".
+    excluded: bool = False
+    #: Claimed security target of the instance (formatted), shown on the web page only.
+    target: str = MISSING
+
+    @property
+    def has_figures(self) -> bool:
+        return any(v is not None for v in self.raw_cycles.values())
 
     @property
     def linked_cells(self) -> list[tuple[str, str]]:
@@ -102,8 +111,57 @@ class SummarySection:
         ]
 
     @property
+    def web_headers(self) -> list[str]:
+        """The web page's columns: the published ones with the security target after the
+        instance (the Markdown export keeps the published layout, `headers`)."""
+        headers = self.headers
+        return [*headers[:3], "target (bits)", *headers[3:]]
+
+    @property
+    def rows_with_figures(self) -> list[SummaryRow]:
+        """Rows of the candidates with at least one figure (all their instances)."""
+        measured = {r.submission_key for r in self.rows if r.has_figures}
+        return [r for r in self.rows if r.submission_key in measured]
+
+    @property
+    def rows_without_figures(self) -> list[SummaryRow]:
+        measured = {r.submission_key for r in self.rows if r.has_figures}
+        return [r for r in self.rows if r.submission_key not in measured]
+
+    @property
+    def candidates_without_figures(self) -> list[UnmeasuredCandidate]:
+        """One line per candidate without any figure, with the reason."""
+        grouped: dict[str, list[SummaryRow]] = defaultdict(list)
+        for row in self.rows_without_figures:
+            grouped[row.submission_key].append(row)
+        return [UnmeasuredCandidate.from_rows(rows) for rows in grouped.values()]
+
+    @property
     def measured_rows(self) -> int:
-        return sum(1 for r in self.rows if any(v is not None for v in r.raw_cycles.values()))
+        return sum(1 for r in self.rows if r.has_figures)
+
+
+@dataclass(frozen=True)
+class UnmeasuredCandidate:
+    submission_key: str
+    algorithm: str
+    candidate_url: str
+    instances: int
+    reason: str
+
+    @classmethod
+    def from_rows(cls, rows: list[SummaryRow]) -> UnmeasuredCandidate:
+        statuses = [r.kat_status for r in rows]
+        if all(s in NO_LIBRARY_STATUSES for s in statuses):
+            reason = f"build failed ({statuses[0]})"
+        elif all(r.excluded or r.kat_status in NO_LIBRARY_STATUSES for r in rows):
+            reason = "excluded by a KAT issue (not timed)"
+        else:
+            counts = Counter(s or "–" for s in statuses)
+            kat = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+            reason = f"built (KAT: {kat}), not timed in this campaign"
+        first = rows[0]
+        return cls(first.submission_key, first.algorithm, first.candidate_url, len(rows), reason)
 
 
 @dataclass
@@ -151,6 +209,8 @@ class _SummaryData:
     sizes: dict[tuple[str, str], ExternalSize]
     bandwidth: dict[tuple[str, str], KexBandwidth]
     notes: dict[str, list[tuple[re.Pattern[str], SummaryNote]]]
+    # KAT issues with action "exclude": their instances are not timed.
+    excluded: dict[str, list[tuple[re.Pattern[str], KatIssue]]]
     # ICCS pseudoXOF baseline: (output bits, message length) → mean cycles.
     baseline: dict[tuple[int, int], float] = field(default_factory=dict)
 
@@ -161,7 +221,7 @@ def _output_bits_from_label(label: str) -> int | None:
 
 
 def system_summary(system: System, campaign_key: str | None = None) -> SystemSummary:
-    """Everything the per-system summary shows. Nine queries whatever the number of rows."""
+    """Everything the per-system summary shows. Ten queries whatever the number of rows."""
     campaign = campaign_for_system(system, campaign_key)
     other_systems = list(System.objects.exclude(pk=system.pk).order_by("key"))
     data = _summary_data(system.key, campaign)
@@ -196,6 +256,7 @@ def _campaign_builds(campaign: Campaign) -> list[Build]:
             "instance__id",
             "instance__label",
             "instance__position",
+            "instance__security_target_bits",
             "instance__submission__key",
             "instance__submission__category",
             "instance__submission__algorithm",
@@ -242,6 +303,11 @@ def _summary_data(system_key: str, campaign: Campaign | None) -> _SummaryData:
         sizes={(e.candidate, e.instance_label): e for e in ExternalSize.objects.all()},
         bandwidth={(k.candidate, k.instance_label): k for k in KexBandwidth.objects.all()},
         notes=regex_catalog(SummaryNote.objects.order_by("candidate", "position")),
+        excluded=regex_catalog(
+            KatIssue.objects.filter(action=KatIssue.Action.EXCLUDE).order_by(
+                "candidate", "position"
+            )
+        ),
     )
 
 
@@ -336,6 +402,8 @@ def _summary_row(spec: SectionSpec, build: Build, data: _SummaryData) -> Summary
         candidate_url=links.candidate_url(data.system_key, sub.key),
         raw_cycles=raw,
         figure_urls=urls,
+        excluded=bool(catalog_matches(data.excluded, sub.key, instance.label)),
+        target=fmt.format_int(instance.security_target_bits),
     )
 
 

@@ -82,3 +82,10 @@ def test_measurement_without_trials(db):
 def test_unknown_measurement_is_404(db):
     with pytest.raises(Http404):
         measurement_page(999_999)
+
+
+def test_per_batch_samples_summarised_per_trial(db):
+    m = MeasurementFactory(mean_cycles=1000.0, measurements=200)
+    TrialFactory(measurement=m, index=0, samples=[10_000, 20_000, 30_000, 40_000, 50_000])
+    page = measurement_page(m.pk)
+    assert page.sample_rows == [(0, "5", "10.0 k", "20.0 k", "30.0 k", "40.0 k", "50.0 k")]

@@ -130,3 +130,16 @@ def test_unknown_category_is_404(db):
 
     with pytest.raises(Http404):
         rankings_page("iccs", {})
+
+
+def test_default_target_is_128_or_the_lowest_claimed(empty_db):
+    from tests.factories import InstanceFactory, SubmissionFactory
+
+    hash_sub = SubmissionFactory(key="hash-90", category="hash")
+    InstanceFactory(submission=hash_sub, security_target_bits=256)
+    InstanceFactory(submission=hash_sub, security_target_bits=512)
+    assert rankings_page("hash", {}).filters.target == 256
+    assert rankings_page("hash", {"target": "128"}).filters.target == 128
+    kem = SubmissionFactory(key="kem-90", category="kem")
+    InstanceFactory(submission=kem, security_target_bits=128)
+    assert rankings_page("kem", {}).filters.target == 128

@@ -126,6 +126,7 @@ def _page_urls(system_key: str, submission: Submission) -> dict[str, str]:
         "size_audit": links.size_audit_url(),
         "api": links.api_url_for_candidate_page(system_key, submission.key),
         "history": links.candidate_history_url(system_key, submission.key),
+        "profile": links.profile_url(submission.key),
         "niccs": submission.niccs_url,
         "security_report": submission.security_report_url,
         "spec": submission.spec_url,

@@ -23,7 +23,7 @@ def sizes_table(data: CandidateData) -> Table:
         headers = ("instance", "passes", "public keys", "messages", "total", "source")
         rows = _kex_rows(data)
     elif data.is_hash:
-        headers, rows = ("instance", "digest"), _hash_rows(data)
+        headers, rows = ("instance", "digest (bytes)"), _hash_rows(data)
     else:  # the registry's size fields (KEM, signature, and any category like them)
         fields = CATEGORIES[data.category].size_fields
         headers = ("instance", *(header for header, _ in fields))

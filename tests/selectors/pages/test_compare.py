@@ -1,0 +1,82 @@
+"""Compare: instances side by side, ratios, and whether differences exceed the uncertainty."""
+
+from __future__ import annotations
+
+import pytest
+
+from measurements.models import Measurement
+from measurements.selectors.pages.compare import compare_page
+from tests.factories import CampaignFactory, InstanceFactory, MeasurementFactory, TrialFactory
+
+A_B = {"a": "kem-29:PolarKEM-128", "b": "kem-30:POLARLAC-128", "system": "arm_1"}
+
+
+def _row(page, figure):
+    return next(r for r in page.rows if r.figure == figure)
+
+
+def test_two_instances_on_arm_1(arm1, django_assert_max_num_queries):
+    with django_assert_max_num_queries(7):
+        page = compare_page(A_B)
+    assert [i.header for i in page.items] == [
+        "kem-29 PolarKEM-128 on arm_1",
+        "kem-30 POLARLAC-128 on arm_1",
+    ]
+    assert [r.figure for r in page.rows] == [
+        "keygen cycles",
+        "enc cycles",
+        "dec cycles",
+        "public key (B)",
+        "ciphertext (B)",
+    ]
+    keygen = _row(page, "keygen cycles")
+    assert [c.text for c in keygen.cells] == ["158.4 k", "134.8 k"]
+    assert keygen.ratios == [f"{134777.22371993793 / 158359.0992745702:.2f}×"] == ["0.85×"]
+    # Five trials each: the [min, max] intervals of the per-call cycles do not overlap.
+    assert keygen.beyond == ["yes"]
+    assert _row(page, "public key (B)").ratios == ["0.52×"]
+    m = Measurement.objects.get(campaign=arm1, instance__label="POLARLAC-128", operation="keygen")
+    assert keygen.cells[1].href == f"/measurements/{m.pk}/"
+
+
+def test_one_instance_on_two_systems(x86_1_published):
+    page = compare_page({"a": "kem-29:PolarKEM-128@arm_1", "b": "kem-29:PolarKEM-128@x86_1"})
+    assert [(i.campaign.system.key, i.provenance) for i in page.items] == [
+        ("arm_1", "measured, raw trials stored"),
+        ("x86_1", "published page, no raw trials"),
+    ]
+    keygen = _row(page, "keygen cycles")
+    assert [c.text for c in keygen.cells] == ["158.4 k", "166.5 k"]
+    assert keygen.ratios == ["1.05×"]
+    assert keygen.beyond == ["unknown (no trials)"]
+
+
+def test_one_instance_in_two_campaigns_overlapping_intervals(db):
+    instance = InstanceFactory()
+    first, second = CampaignFactory(key="run-1"), CampaignFactory(key="run-2")
+    for campaign, cycles in ((first, [1000, 1010, 1020]), (second, [1005, 1015, 1025])):
+        m = MeasurementFactory(campaign=campaign, instance=instance, mean_cycles=cycles[1] / 100)
+        for index, total in enumerate(cycles):
+            TrialFactory(measurement=m, index=index, cycles=total, measurements=100)
+    spec = f"{instance.submission.key}:{instance.label}"
+    page = compare_page({"a": f"{spec}@run-1", "b": f"{spec}@run-2"})
+    assert [i.campaign.key for i in page.items] == ["run-1", "run-2"]
+    keygen = _row(page, "keygen cycles")
+    assert [c.interval for c in keygen.cells] == [(10.0, 10.2), (10.05, 10.25)]
+    assert keygen.beyond == ["no"]
+
+
+@pytest.mark.parametrize(
+    ("params", "error"),
+    [
+        ({"a": "kem-29"}, "a='kem-29': expected <candidate>:<instance>[@<system or campaign>]"),
+        ({"a": "kem-29:Nope"}, "a='kem-29:Nope': no instance 'Nope' of 'kem-29'"),
+        (
+            {"a": "kem-29:PolarKEM-128@x86_9"},
+            "a='kem-29:PolarKEM-128@x86_9': no measurement on x86_9",
+        ),
+    ],
+)
+def test_bad_items_are_named(arm1, params, error):
+    page = compare_page(params)
+    assert page.errors == [error] and page.items == []
