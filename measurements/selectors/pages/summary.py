@@ -33,15 +33,13 @@ from measurements.selectors.pages.common import (
     length_label,
     regex_catalog,
 )
+from measurements.selectors.pages.sizes import CATALOG_SIZES
 
 MISSING = fmt.MISSING
 KAT_CAVEAT_NOTE = "KAT/output caveat; see candidate page"
 # Statuses for which no library exists, so no API sizes can be shown.
 NO_LIBRARY_STATUSES = {KatStatus.BUILDFAIL, KatStatus.LOADFAIL}
 HASH_SUMMARY_LENGTHS = (32, 1024, 65536)
-# The implementation's API size field behind each catalog size column of the summary.
-API_SIZE_KEYS = {"public_key": "pk_bytes", "ciphertext": "ct_bytes", "signature": "signature_bytes"}
-
 TimingKey = tuple[int, str, int]  # (instance id, operation, input bytes)
 
 
@@ -453,23 +451,23 @@ def _size_cells(spec: SectionSpec, build: Build, data: _SummaryData) -> tuple[li
     usual one, a note saying so."""
     has_library = (build.kat_status or "") not in NO_LIBRARY_STATUSES
     key = (build.instance.submission.key, build.instance.label)
-    if spec.category in (Category.KEM, Category.SIGN):
-        # The implementation's own API sizes (from this campaign's records) where measured,
-        # else the curated catalog (≈ marks a nominal size of a variable-length object).
-        api = data.api_sizes.get(build.instance.id, {}) if has_library else {}
-        entry = data.sizes.get(key) if has_library else None
-        second = "ciphertext" if spec.category == Category.KEM else "signature"
-        cells = []
-        for name in ("public_key", second):
-            if api.get(API_SIZE_KEYS[name]):
-                cells.append(fmt.format_size(api[API_SIZE_KEYS[name]]))
-            else:
-                value = getattr(entry, f"{name}_bytes") if entry else None
-                cells.append(fmt.format_size(value, entry.basis if entry else ""))
-        return cells, ""
-    if spec.category == Category.KEX:
+    size_keys = CATEGORIES[spec.category].summary.size_keys
+    if "transferred" in size_keys:  # key exchange
         return _kex_transferred(build.instance.id, key, has_library, data)
-    return [], ""
+    # The registry's size columns: the implementation's own API sizes (from this campaign's
+    # records) where measured, else the curated catalog (≈ marks a nominal size of a
+    # variable-length object).
+    api = data.api_sizes.get(build.instance.id, {}) if has_library else {}
+    entry = data.sizes.get(key) if has_library else None
+    cells = []
+    for size_key in size_keys:
+        catalog_attr, api_key = CATALOG_SIZES[size_key]
+        if api.get(api_key):
+            cells.append(fmt.format_size(api[api_key]))
+        else:
+            value = getattr(entry, catalog_attr) if entry else None
+            cells.append(fmt.format_size(value, entry.basis if entry else ""))
+    return cells, ""
 
 
 def _kex_transferred(
