@@ -107,6 +107,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # Where the shared reference material lives (read in place, never copied).
 NGCC_SHARED_DIR = Path(os.environ.get("NGCC_SHARED_DIR", BASE_DIR.parent / "shared"))
+# Largest file an importer reads (harness records, KAT logs, catalogs), in bytes.
+NGCC_IMPORT_MAX_FILE_BYTES = int(os.environ.get("NGCC_IMPORT_MAX_FILE_BYTES", 16 * 1024 * 1024))
 # Working folder for builds, KAT runs and driver output on a target box.
 NGCC_WORK_DIR = Path(os.environ.get("NGCC_WORK_DIR", BASE_DIR / "var"))
 

@@ -12,9 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
+from measurements.confined_files import (
+    DEFAULT_MAX_FILE_BYTES,
+    check_regular_file,
+    list_regular_files,
+    read_confined,
+)
 from measurements.harness_records import (
+    CANDIDATE_ID,
+    INSTANCE_LABEL,
     HarnessDataError,
     load_json,
     parse_build_index,
@@ -71,22 +80,28 @@ class ImportSummary:
 
 
 def _dataset_files(root: Path) -> list[tuple[str, str]]:
-    """(relative path, kind) of every file of a dataset, in import order."""
+    """(relative path, kind) of every file of a dataset, in import order (regular files only)."""
     files: list[tuple[str, str]] = []
     for name, kind in (("campaign.json", "campaign"), ("build.json", "build")):
-        if not (root / name).is_file():
-            raise HarnessDataError(str(root / name), "<file>", "missing from the dataset folder")
+        check_regular_file(root, name)
         files.append((name, kind))
-    for sub, kind, pattern in (
-        ("kat", EvidenceFile.Kind.KAT_LOG, "*.log"),
-        ("records", EvidenceFile.Kind.RECORD, "*.json"),
-        ("profile", EvidenceFile.Kind.PROFILE, "*.json"),
+    for sub, kind, suffix in (
+        ("kat", EvidenceFile.Kind.KAT_LOG, ".log"),
+        ("records", EvidenceFile.Kind.RECORD, ".json"),
+        ("profile", EvidenceFile.Kind.PROFILE, ".json"),
     ):
-        folder = root / sub
-        if folder.is_dir():
-            for path in sorted(folder.glob(f"*/{pattern}")):
-                files.append((path.relative_to(root).as_posix(), kind))
+        files.extend((rel, kind) for rel in list_regular_files(root, sub, suffix))
     return files
+
+
+def _kat_log_instance(path: str, rel: str) -> tuple[str, str]:
+    """(candidate, label) named by ``kat/<candidate>/<label>.log``, both plain identifiers."""
+    candidate, name = rel.split("/")[1], Path(rel).stem
+    if not CANDIDATE_ID.match(candidate):
+        raise HarnessDataError(path, "<path>", f"{candidate!r} is not a candidate id")
+    if not INSTANCE_LABEL.match(name) or ".." in name:
+        raise HarnessDataError(path, "<path>", f"{name!r} is not a plain instance label")
+    return candidate, name
 
 
 def _primary_cpu(shard_cpus: dict[str, int], record_cpus: list[int]) -> int | None:
@@ -117,17 +132,30 @@ def _page_environment(campaign: Campaign) -> None:
         campaign.save(update_fields=["environment", "primary_cpu"])
 
 
+def max_import_file_bytes() -> int:
+    """The per-file import limit (``NGCC_IMPORT_MAX_FILE_BYTES`` in the settings)."""
+    return int(getattr(settings, "NGCC_IMPORT_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES))
+
+
 @transaction.atomic
 def harness_dataset_import(
-    *, directory: Path, system_key: str, progress: ProgressCallback | None = None
+    *,
+    directory: Path,
+    system_key: str,
+    progress: ProgressCallback | None = None,
+    max_file_bytes: int | None = None,
 ) -> ImportSummary:
-    """Import `directory` (campaign.json, build.json, kat/, records/, profile/) for a system."""
-    root = Path(directory)
+    """Import `directory` (campaign.json, build.json, kat/, records/, profile/) for a system.
+
+    Only regular files inside the (resolved) folder are read, each up to `max_file_bytes`.
+    """
+    root = Path(directory).resolve()
+    limit = max_file_bytes or max_import_file_bytes()
     summary = ImportSummary()
     files = _dataset_files(root)
     display = lambda rel: str(root / rel)  # noqa: E731
 
-    campaign_bytes = (root / "campaign.json").read_bytes()
+    campaign_bytes = read_confined(root, "campaign.json", limit=limit)
     info = parse_campaign(
         display("campaign.json"), load_json(display("campaign.json"), campaign_bytes)
     )
@@ -189,7 +217,7 @@ def harness_dataset_import(
     for done, (rel, kind) in enumerate(files, start=1):
         summary.files_seen += 1
         path = display(rel)
-        content = (root / rel).read_bytes()
+        content = read_confined(root, rel, limit=limit)
         if known.get(rel) == sha256_hex(content):
             summary.files_unchanged += 1
             if progress:
@@ -222,7 +250,7 @@ def harness_dataset_import(
                 summary.counts["builds"] += int(changed)
                 builds_by_label[(entry.candidate, entry.label)] = build
         elif kind == EvidenceFile.Kind.KAT_LOG:
-            candidate, name = rel.split("/")[1], Path(rel).stem
+            candidate, name = _kat_log_instance(path, rel)
             log = parse_kat_log(path, content)
             instance = instance_for(candidate, name)
             build = instance.builds.filter(campaign=campaign).first()
