@@ -16,6 +16,7 @@ from django.db import models
 
 from measurements import domain
 from measurements.domain import CATEGORIES
+from measurements.label_patterns import label_pattern_problem
 
 #: Model choices built from the domain registry (`measurements.domain`), in the stored order.
 Category = models.TextChoices(
@@ -389,6 +390,13 @@ class ExternalSize(models.Model):
         return f"{self.candidate}/{self.instance_label}"
 
 
+def validate_label_pattern(value: str) -> None:
+    """Refuse a label pattern RE2 cannot compile (shown on the admin form, checked on import)."""
+    problem = label_pattern_problem(value)
+    if problem:
+        raise ValidationError(f"{value!r}: {problem}", code="invalid_pattern")
+
+
 class KatIssue(models.Model):
     """Why an instance's KAT is not reproduced and what is done about it (``kat_issues.csv``)."""
 
@@ -397,7 +405,7 @@ class KatIssue(models.Model):
         EXCLUDE = "exclude"
 
     candidate = models.CharField(max_length=64)
-    label_regex = models.CharField(max_length=300)
+    label_regex = models.CharField(max_length=300, validators=[validate_label_pattern])
     action = models.CharField(max_length=16, choices=Action.choices)
     cause = models.TextField()
     position = models.PositiveIntegerField(default=0)
@@ -451,7 +459,7 @@ class SummaryNote(models.Model):
     """Interpretation note for the per-system summary (``summary_notes.csv``)."""
 
     candidate = models.CharField(max_length=64)
-    label_regex = models.CharField(max_length=300)
+    label_regex = models.CharField(max_length=300, validators=[validate_label_pattern])
     note = models.TextField()
     position = models.PositiveIntegerField(default=0)
 

@@ -12,7 +12,6 @@ The number of queries is fixed (at most 9), whatever the number of instances or 
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from django.urls import NoReverseMatch, reverse
 from measurements import formatting as fmt
 from measurements.api.links import api_url_for_candidate_page
 from measurements.domain import CATEGORIES, CATEGORY_OPERATIONS, HASH_CATEGORIES
+from measurements.label_patterns import label_matches
 from measurements.models import (
     Build,
     Campaign,
@@ -243,10 +243,8 @@ def _kat_notes(
     issues = list(issues)
     for label in labels:
         for issue in issues:
-            try:
-                matched = re.search(issue.label_regex, label) is not None
-            except re.error:
-                matched = issue.label_regex == label
+            # RE2, never `re`: the pattern is curator input (see measurements.label_patterns).
+            matched = label_matches(issue.label_regex, label) or issue.label_regex == label
             if matched:
                 if issue.pk not in numbers:
                     numbers[issue.pk] = len(numbers) + 1

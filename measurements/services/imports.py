@@ -32,6 +32,7 @@ from measurements.harness_records import (
     parse_kat_log,
     parse_timing_record,
 )
+from measurements.label_patterns import label_pattern_problem
 from measurements.models import (
     Campaign,
     EvidenceFile,
@@ -341,6 +342,15 @@ def _require(path: Path, n: int, row: dict[str, str], column: str) -> str:
     return row[column]
 
 
+def _label_pattern(path: Path, n: int, row: dict[str, str]) -> str:
+    """The ``Label`` column: a pattern RE2 compiles (see measurements.label_patterns)."""
+    pattern = _require(path, n, row, "Label")
+    problem = label_pattern_problem(pattern)
+    if problem:
+        raise HarnessDataError(f"{path}:{n}", "Label", f"{pattern!r}: {problem}")
+    return pattern
+
+
 def _optional_int(path: Path, n: int, row: dict[str, str], column: str) -> int | None:
     value = row.get(column, "")
     if value == "":
@@ -411,7 +421,7 @@ def _kat_issue_rows(path: Path) -> list[dict]:
         rows.append(
             {
                 "candidate": _require(path, n, row, "ID"),
-                "label_regex": _require(path, n, row, "Label"),
+                "label_regex": _label_pattern(path, n, row),
                 "action": action,
                 "cause": _require(path, n, row, "Cause"),
                 "position": position,
@@ -448,7 +458,7 @@ def _note_rows(path: Path) -> list[dict]:
     return [
         {
             "candidate": _require(path, n, row, "ID"),
-            "label_regex": _require(path, n, row, "Label"),
+            "label_regex": _label_pattern(path, n, row),
             "note": _require(path, n, row, "Note"),
             "position": position,
         }

@@ -100,3 +100,37 @@ def test_bad_catalog_upload_names_line_and_changes_nothing(staff_client, empty_d
     assert "external_sizes.csv:3" in response.content.decode()
     assert "PublicKeyBytes" in response.content.decode()
     assert ExternalSize.objects.count() == 0
+
+
+def test_summary_note_pattern_that_does_not_compile_is_shown_on_the_form(staff_client, empty_db):
+    from measurements.models import SummaryNote
+
+    response = staff_client.post(
+        "/admin/measurements/summarynote/add/",
+        {"candidate": "kem-90", "label_regex": "(", "note": "n", "position": "0"},
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert errors["label_regex"] == ["'(': not a valid pattern: missing ): ("]
+    assert SummaryNote.objects.count() == 0
+
+
+def test_catastrophic_summary_note_pattern_does_not_hang_the_summary(staff_client, arm1):
+    from measurements.models import SummaryNote
+
+    response = staff_client.post(
+        "/admin/measurements/summarynote/add/",
+        {"candidate": "kem-29", "label_regex": "(.*.*.*.*.*.*)*X", "note": "n", "position": "9"},
+    )
+    assert response.status_code == 302
+    assert SummaryNote.objects.filter(label_regex="(.*.*.*.*.*.*)*X").exists()
+    assert staff_client.get("/performance/arm_1/").status_code == 200
+
+
+def test_kat_issue_pattern_is_validated_too(staff_client, empty_db):
+    response = staff_client.post(
+        "/admin/measurements/katissue/add/",
+        {"candidate": "kem-90", "label_regex": "a(?=b)", "action": "measure", "cause": "c"},
+    )
+    errors = response.context["adminform"].form.errors
+    assert errors["label_regex"] == ["'a(?=b)': not a valid pattern: invalid perl operator: (?="]
