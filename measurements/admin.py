@@ -12,6 +12,7 @@ from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.http import content_disposition_header
 
 from measurements.harness_records import HarnessDataError
 from measurements.models import (
@@ -193,7 +194,7 @@ class ExternalSizeAdmin(admin.ModelAdmin):
 
     def export_csv(self, request: HttpRequest) -> HttpResponse:
         response = HttpResponse(external_sizes_csv(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="external_sizes.csv"'
+        response["Content-Disposition"] = content_disposition_header(True, "external_sizes.csv")
         return response
 
     def import_csv(self, request: HttpRequest) -> HttpResponse:

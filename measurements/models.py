@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
+from simple_history.models import HistoricalRecords
 
 from measurements import domain
 from measurements.domain import CATEGORIES
@@ -378,6 +379,9 @@ class ExternalSize(models.Model):
     signature_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     basis = models.CharField(max_length=20, choices=SizeBasis.choices)
 
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
+
     class Meta:
         ordering = ["candidate", "instance_label"]
         constraints = [
@@ -410,6 +414,9 @@ class KatIssue(models.Model):
     cause = models.TextField()
     position = models.PositiveIntegerField(default=0)
 
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
+
     class Meta:
         ordering = ["candidate", "position"]
         constraints = [
@@ -425,6 +432,9 @@ class KexBandwidth(models.Model):
     pk_a_bytes = models.PositiveBigIntegerField()
     pk_b_bytes = models.PositiveBigIntegerField()
     protocol_message_bytes = models.PositiveBigIntegerField()
+
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["candidate", "instance_label"]
@@ -446,6 +456,9 @@ class SecurityTarget(models.Model):
     instance_label = models.CharField(max_length=200)
     target_bits = models.PositiveIntegerField(null=True, blank=True)
 
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
+
     class Meta:
         ordering = ["candidate", "instance_label"]
         constraints = [
@@ -462,6 +475,9 @@ class SummaryNote(models.Model):
     label_regex = models.CharField(max_length=300, validators=[validate_label_pattern])
     note = models.TextField()
     position = models.PositiveIntegerField(default=0)
+
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["candidate", "position"]
@@ -485,3 +501,16 @@ class SizeAudit(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["instance", "field"], name="uniq_size_audit")
         ]
+
+
+class DataVersion(models.Model):
+    """One counter bumped by every change to the published data (imports, campaigns, catalogs).
+
+    Rendered pages are cached under the current number (see `measurements.page_cache`), so a
+    change makes every cached page stale at once without having to find them.
+    """
+
+    number = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"data version {self.number}"

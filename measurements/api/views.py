@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -24,7 +25,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import MethodNotAllowed, NotFound
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.routers import APIRootView
@@ -49,12 +50,25 @@ from measurements.models import (
     Trial,
 )
 from measurements.selectors import api as selectors
-from measurements.selectors.evidence import content_type_for
+from measurements.selectors.evidence import content_type_for, evidence_chunks
 
 CSV_CHUNK_ROWS = 2000
 
 
-class ApiViewSet(viewsets.ReadOnlyModelViewSet):
+class ReadMethodsOnly:
+    """GET, HEAD and OPTIONS only: any other verb is a 405 before authentication or throttling
+    (DRF would check permissions first and answer 401/403 to a TRACE or PROPFIND)."""
+
+    http_method_names = ["get", "head", "options"]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        method = request.method.lower()
+        if method not in self.http_method_names or not hasattr(self, method):
+            raise MethodNotAllowed(request.method)
+        super().initial(request, *args, **kwargs)
+
+
+class ApiViewSet(ReadMethodsOnly, viewsets.ReadOnlyModelViewSet):
     """Common policy: anyone reads, anonymous clients are throttled, parameters are strict."""
 
     permission_classes = [ReadOnlyOrStaff]
@@ -79,7 +93,7 @@ class ApiViewSet(viewsets.ReadOnlyModelViewSet):
         return {"system_key": system_key, "submission_key": submission_key}
 
 
-class ApiRootView(APIRootView):
+class ApiRootView(ReadMethodsOnly, APIRootView):
     """NGCC Perf API, version 1: raw trials and every figure of the pages (read-only).
 
     The OpenAPI schema is at `/api/schema/`, its documentation at `/api/docs/`.
@@ -102,7 +116,7 @@ class CSVExportMixin:
             csv_lines(self.csv_rows(queryset), self.csv_columns),
             content_type="text/csv; charset=utf-8",
         )
-        response["Content-Disposition"] = f'attachment; filename="{self.basename}.csv"'
+        response["Content-Disposition"] = content_disposition_header(True, f"{self.basename}.csv")
         return response
 
     def csv_rows(self, queryset: QuerySet) -> Iterator[dict[str, Any]]:
@@ -306,11 +320,12 @@ class EvidenceFileViewSet(ApiViewSet):
         if etag in request.headers.get("If-None-Match", ""):
             response = HttpResponse(status=304)
         else:
-            response = HttpResponse(
-                bytes(evidence.content), content_type=content_type_for(evidence.relative_path)
+            response = StreamingHttpResponse(
+                evidence_chunks(evidence), content_type=content_type_for(evidence.relative_path)
             )
             filename = evidence.relative_path.rsplit("/", 1)[-1]
-            response["Content-Disposition"] = f'inline; filename="{filename}"'
+            response["Content-Disposition"] = content_disposition_header(False, filename)
+            response["Content-Length"] = str(evidence.size)
         response["ETag"] = etag
         response["Repr-Digest"] = f"sha-256=:{digest}:"
         response["Digest"] = f"sha-256={digest}"

@@ -46,6 +46,7 @@ from measurements.models import (
     SummaryNote,
     System,
 )
+from measurements.page_cache import data_version_bump
 from measurements.services.evidence import evidence_store, sha256_hex
 from measurements.services.recording import (
     build_record,
@@ -303,6 +304,7 @@ def harness_dataset_import(
         _page_environment(campaign)
         _apply_security_targets()
         size_audit_recompute()
+        data_version_bump()
     return summary
 
 
@@ -532,6 +534,7 @@ def catalogs_import(*, directory: Path, progress: ProgressCallback | None = None
     if summary.changed:
         _apply_security_targets()
         size_audit_recompute()
+        data_version_bump()
     return summary
 
 
@@ -547,6 +550,7 @@ def external_sizes_replace(*, name: str, text: str) -> ImportSummary:
         _sync(ExternalSize, ("candidate", "instance_label"), rows, summary, "external sizes")
     if summary.changed:
         size_audit_recompute()
+        data_version_bump()
     return summary
 
 

@@ -1,0 +1,76 @@
+"""Rendered pages cached per data version.
+
+Pages only change when the data does, so a rendered page is cached under a key made of its URL
+and the current `DataVersion` number. Every write to a `measurements` model bumps the number
+(signals in `measurements.signals`; bulk writers bump once themselves), which makes every cached
+page stale at once. Only anonymous GET/HEAD requests answered 200 without cookies are cached, in
+the shared cache (Redis or the database table), so every worker process sees the same entries.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable
+
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.http import HttpRequest, HttpResponse
+
+from measurements.models import DataVersion
+
+#: How long an entry may live even if nothing changes (entries are also culled by the cache).
+PAGE_TIMEOUT_SECONDS = 24 * 3600
+_KEPT_HEADERS = ("Content-Type", "Content-Disposition")
+
+
+def data_version() -> int:
+    """The current data version (0 before anything was ever bumped)."""
+    number = DataVersion.objects.filter(pk=1).values_list("number", flat=True).first()
+    return number or 0
+
+
+def data_version_bump() -> None:
+    """Make every cached page stale (inside the caller's transaction: undone on rollback)."""
+    if DataVersion.objects.filter(pk=1).update(number=F("number") + 1):
+        return
+    try:
+        with transaction.atomic():
+            DataVersion.objects.create(pk=1, number=1)
+    except IntegrityError:  # created concurrently: bump that row instead
+        DataVersion.objects.filter(pk=1).update(number=F("number") + 1)
+
+
+def _cache_key(request: HttpRequest, version: int) -> str:
+    digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+    return f"page:{version}:{digest}"
+
+
+def _cacheable(request: HttpRequest) -> bool:
+    user = getattr(request, "user", None)
+    return request.method in ("GET", "HEAD") and not (user and user.is_authenticated)
+
+
+def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Serve `view` from the cache while the data version is unchanged."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not _cacheable(request):
+            return view(request, *args, **kwargs)
+        key = _cache_key(request, data_version())
+        entry = cache.get(key)
+        if entry is not None:
+            content, headers = entry
+            response = HttpResponse(content)
+            for name, value in headers.items():
+                response[name] = value
+            return response
+        response = view(request, *args, **kwargs)
+        if response.status_code == 200 and not response.cookies and not response.streaming:
+            headers = {h: response[h] for h in _KEPT_HEADERS if response.has_header(h)}
+            cache.set(key, (response.content, headers), PAGE_TIMEOUT_SECONDS)
+        return response
+
+    return wrapper

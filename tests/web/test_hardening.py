@@ -1,0 +1,110 @@
+"""Pages answer only the methods they support, carry a CSP, cache per data version, and show a
+bounded preview of evidence with the full file streamed behind the raw download."""
+
+from __future__ import annotations
+
+import pytest
+
+from measurements.models import SummaryNote
+from measurements.page_cache import data_version, data_version_bump
+from measurements.selectors.evidence import PREVIEW_BYTES
+from measurements.services.evidence import evidence_store
+from tests.factories import CampaignFactory
+
+PAGES = [
+    "/",
+    "/size-audit/",
+    "/survey/",
+    "/kat/",
+    "/performance/arm_1/",
+    "/performance/arm_1/method/",
+    "/performance/arm_1/kem-29/",
+    "/performance/arm_1/kem-29/perf.md",
+    "/campaigns/",
+]
+
+
+@pytest.mark.parametrize("method", ["TRACE", "PROPFIND", "POST", "PUT", "DELETE"])
+@pytest.mark.parametrize("url", PAGES)
+def test_unsupported_methods_answer_405(arm1, client, url, method):
+    response = client.generic(method, url)
+    assert response.status_code == 405
+    assert response["Allow"] == "GET, HEAD"
+
+
+def test_pages_carry_a_content_security_policy(arm1, client):
+    policy = client.get("/performance/arm_1/")["Content-Security-Policy"]
+    assert "default-src 'self'" in policy
+    assert "object-src 'none'" in policy
+    assert "frame-ancestors 'none'" in policy
+    assert "'unsafe-inline'" not in policy
+
+
+def test_summary_is_cached_until_the_data_changes(arm1, client, django_assert_max_num_queries):
+    first = client.get("/performance/arm_1/").content
+    # A cached page costs the data-version read and the cache read, whatever its size.
+    with django_assert_max_num_queries(2):
+        assert client.get("/performance/arm_1/").content == first
+    SummaryNote.objects.create(candidate="kem-29", label_regex="^PolarKEM-128$", note="ZZ-NOTE")
+    fresh = client.get("/performance/arm_1/").content.decode()
+    assert "ZZ-NOTE" in fresh
+
+
+def test_every_measurements_write_bumps_the_data_version(db):
+    before = data_version()
+    CampaignFactory(system__key="box_v")
+    assert data_version() > before
+    now = data_version()
+    data_version_bump()
+    assert data_version() == now + 1
+
+
+def test_logged_in_users_are_not_served_from_the_cache(arm1, admin_client):
+    admin_client.get("/performance/arm_1/kem-29/")
+    response = admin_client.get("/performance/arm_1/kem-29/")
+    assert response.status_code == 200 and response.context is not None
+
+
+@pytest.fixture
+def big_log(db):
+    campaign = CampaignFactory(system__key="box_p")
+    line = "é lines of a long KAT log\n".encode()
+    content = line * (PREVIEW_BYTES // len(line) + 2000)
+    stored, _ = evidence_store(
+        campaign=campaign, relative_path='kat/kem-94/we"ird.log', kind="kat_log", content=content
+    )
+    return stored, content
+
+
+def test_evidence_view_shows_a_bounded_preview(big_log, client):
+    evidence, content = big_log
+    response = client.get(f"/evidence/{evidence.pk}/")
+    shown = response.context["view"].display.encode()
+    assert len(shown) <= PREVIEW_BYTES and content.startswith(shown)
+    assert len(shown) > PREVIEW_BYTES - 4  # cut at the limit (less a split character)
+    html = response.content.decode()
+    assert f"Only the first 256 KiB of {len(content):,}".replace(",", "\u202f") in html or (
+        "Only the first 256 KiB of" in html
+    )
+
+
+def test_raw_download_streams_the_whole_file_with_a_safe_name(big_log, client):
+    evidence, content = big_log
+    response = client.get(f"/evidence/{evidence.pk}/raw/")
+    assert response.streaming
+    assert b"".join(response.streaming_content) == content
+    assert response["Content-Disposition"] == 'attachment; filename="we\\"ird.log"'
+    assert response["Content-Length"] == str(len(content))
+
+
+def test_api_download_header_quotes_the_name(big_log, client):
+    evidence, content = big_log
+    response = client.get(f"/api/v1/evidence/{evidence.pk}/download/")
+    assert response["Content-Disposition"] == 'inline; filename="we\\"ird.log"'
+    assert response.getvalue() == content
+
+
+@pytest.mark.parametrize("method", ["TRACE", "PROPFIND", "POST", "DELETE"])
+@pytest.mark.parametrize("url", ["/api/v1/", "/api/v1/measurements/", "/api/v1/trials/"])
+def test_api_answers_405_to_other_verbs_before_authentication(arm1, client, url, method):
+    assert client.generic(method, url).status_code == 405
