@@ -75,6 +75,8 @@ def test_index_to_candidate_to_evidence_and_back(shared_data, live_server, brows
 
     page.goto(live_server.url + "/")
     assert page.title()
+    # The stylesheet is a static file allowed by the Content-Security-Policy (no inline styles).
+    assert page.locator("header.site").evaluate("e => getComputedStyle(e).display") == "flex"
     link = page.locator('a[href="/performance/arm_1/kem-29/"]').first
     if link.count() == 0:  # the index may not list candidates: go through the summary
         page.locator('a[href="/performance/arm_1/"]').first.click()
