@@ -42,9 +42,31 @@ def data_version_bump() -> None:
         DataVersion.objects.filter(pk=1).update(number=F("number") + 1)
 
 
-def _cache_key(request: HttpRequest, version: int) -> str:
-    digest = hashlib.sha256(request.get_full_path().encode()).hexdigest()
-    return f"page:{version}:{digest}"
+def page_cache_key(request: HttpRequest, variant: str = "") -> str:
+    """The cache key of this request's page under the current data version."""
+    # Scheme and host too: API pages hold absolute links.
+    where = f"{variant}|{request.scheme}://{request.get_host()}{request.get_full_path()}"
+    digest = hashlib.sha256(where.encode()).hexdigest()
+    return f"page:{data_version()}:{digest}"
+
+
+def cached_response(key: str) -> HttpResponse | None:
+    """The cached page under `key`, as a fresh response, or None."""
+    entry = cache.get(key)
+    if entry is None:
+        return None
+    content, headers = entry
+    response = HttpResponse(content)
+    for name, value in headers.items():
+        response[name] = value
+    return response
+
+
+def cache_response(key: str, response: HttpResponse) -> None:
+    """Keep a rendered 200 response without cookies (never a streamed one)."""
+    if response.status_code == 200 and not response.cookies and not response.streaming:
+        headers = {h: response[h] for h in _KEPT_HEADERS if response.has_header(h)}
+        cache.set(key, (response.content, headers), PAGE_TIMEOUT_SECONDS)
 
 
 def _cacheable(request: HttpRequest) -> bool:
@@ -59,18 +81,11 @@ def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not _cacheable(request):
             return view(request, *args, **kwargs)
-        key = _cache_key(request, data_version())
-        entry = cache.get(key)
-        if entry is not None:
-            content, headers = entry
-            response = HttpResponse(content)
-            for name, value in headers.items():
-                response[name] = value
-            return response
-        response = view(request, *args, **kwargs)
-        if response.status_code == 200 and not response.cookies and not response.streaming:
-            headers = {h: response[h] for h in _KEPT_HEADERS if response.has_header(h)}
-            cache.set(key, (response.content, headers), PAGE_TIMEOUT_SECONDS)
+        key = page_cache_key(request)
+        response = cached_response(key)
+        if response is None:
+            response = view(request, *args, **kwargs)
+            cache_response(key, response)
         return response
 
     return wrapper

@@ -123,7 +123,9 @@ WSGI_APPLICATION = "ngcc.wsgi.application"
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'ngcc.sqlite3'}"),
-        conn_max_age=0,
+        # Persistent connections: a cached page costs two short queries, not a new login.
+        conn_max_age=int(os.environ.get("NGCC_DB_CONN_MAX_AGE", "60")),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

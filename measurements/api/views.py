@@ -28,6 +28,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import MethodNotAllowed, NotFound
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.routers import APIRootView
 
 from measurements.api import filters, serializers
@@ -49,6 +50,7 @@ from measurements.models import (
     System,
     Trial,
 )
+from measurements.page_cache import cache_response, cached_response, page_cache_key
 from measurements.selectors import api as selectors
 from measurements.selectors.evidence import content_type_for, evidence_chunks
 
@@ -81,6 +83,40 @@ class ApiViewSet(ReadMethodsOnly, viewsets.ReadOnlyModelViewSet):
     pagination_class = ApiPageNumberPagination
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
     lookup_value_regex = r"[0-9]{1,18}"
+
+    # JSON answers to anonymous reads are cached per data version (measurements.page_cache),
+    # looked up after authentication and throttling so that the throttle still counts them.
+    _page_cache_key: str | None = None
+
+    def _cache_key_for(self, request: Request) -> str | None:
+        renderer = getattr(request, "accepted_renderer", None)
+        if request.method != "GET" or request.user.is_authenticated:
+            return None
+        if renderer is None or renderer.format != "json":
+            return None  # the browsable API embeds per-user forms and tokens
+        return page_cache_key(request, variant=f"api:{request.accepted_media_type}")
+
+    def _cached(self, handler, request: Request, *args: Any, **kwargs: Any):
+        key = self._cache_key_for(request)
+        if key is not None:
+            hit = cached_response(key)
+            if hit is not None:
+                return hit
+            self._page_cache_key = key
+        return handler(request, *args, **kwargs)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any):
+        return self._cached(super().list, request, *args, **kwargs)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any):
+        return self._cached(super().retrieve, request, *args, **kwargs)
+
+    def finalize_response(self, request: Request, response, *args: Any, **kwargs: Any):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        key = self._page_cache_key
+        if key is not None and isinstance(response, Response):
+            response.add_post_render_callback(lambda rendered: cache_response(key, rendered))
+        return response
 
     def path_keys(self) -> dict[str, str | None]:
         """The natural keys of a nested path, each checked to exist (404 otherwise)."""
