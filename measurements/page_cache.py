@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -23,6 +26,39 @@ from measurements.models import DataVersion
 #: How long an entry may live even if nothing changes (entries are also culled by the cache).
 PAGE_TIMEOUT_SECONDS = 24 * 3600
 _KEPT_HEADERS = ("Content-Type", "Content-Disposition")
+#: Bytes of pages each process keeps in memory in front of the shared cache.
+LOCAL_CACHE_BYTES = 32 * 1024 * 1024
+
+
+class _LocalPages:
+    """A small per-process LRU in front of the shared cache (keys carry the data version, so an
+    entry can never be stale; it is only ever evicted)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.size = 0
+        self.entries: OrderedDict[str, tuple[bytes, dict[str, str]]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[bytes, dict[str, str]] | None:
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+            return entry
+
+    def put(self, key: str, entry: tuple[bytes, dict[str, str]]) -> None:
+        with self.lock:
+            if key in self.entries or len(entry[0]) > self.capacity // 4:
+                return
+            self.entries[key] = entry
+            self.size += len(entry[0])
+            while self.size > self.capacity:
+                _, (content, _) = self.entries.popitem(last=False)
+                self.size -= len(content)
+
+
+_local = _LocalPages(LOCAL_CACHE_BYTES)
 
 
 def data_version() -> int:
@@ -52,9 +88,12 @@ def page_cache_key(request: HttpRequest, variant: str = "") -> str:
 
 def cached_response(key: str) -> HttpResponse | None:
     """The cached page under `key`, as a fresh response, or None."""
-    entry = cache.get(key)
+    entry = _local.get(key)
     if entry is None:
-        return None
+        entry = cache.get(key)
+        if entry is None:
+            return None
+        _local.put(key, entry)
     content, headers = entry
     response = HttpResponse(content)
     for name, value in headers.items():
@@ -66,7 +105,9 @@ def cache_response(key: str, response: HttpResponse) -> None:
     """Keep a rendered 200 response without cookies (never a streamed one)."""
     if response.status_code == 200 and not response.cookies and not response.streaming:
         headers = {h: response[h] for h in _KEPT_HEADERS if response.has_header(h)}
-        cache.set(key, (response.content, headers), PAGE_TIMEOUT_SECONDS)
+        entry = (response.content, headers)
+        cache.set(key, entry, PAGE_TIMEOUT_SECONDS)
+        _local.put(key, entry)
 
 
 def _cacheable(request: HttpRequest) -> bool:
@@ -89,3 +130,24 @@ def cached_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
         return response
 
     return wrapper
+
+
+class CachedPageMiddleware:
+    """Answer anonymous GET/HEAD requests for already cached pages before the session, CSRF,
+    authentication and URL-resolving layers run (placed after the security and CSP middleware,
+    which still add their headers). Pages are put in the cache by `cached_page` views."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        anonymous = settings.SESSION_COOKIE_NAME not in request.COOKIES
+        if (
+            anonymous
+            and request.method in ("GET", "HEAD")
+            and not request.path.startswith(("/api/", "/admin/"))
+        ):
+            response = cached_response(page_cache_key(request))
+            if response is not None:
+                return response
+        return self.get_response(request)

@@ -108,3 +108,18 @@ def test_api_download_header_quotes_the_name(big_log, client):
 @pytest.mark.parametrize("url", ["/api/v1/", "/api/v1/measurements/", "/api/v1/trials/"])
 def test_api_answers_405_to_other_verbs_before_authentication(arm1, client, url, method):
     assert client.generic(method, url).status_code == 405
+
+
+def test_cached_pages_keep_their_security_headers(arm1, client):
+    first = client.get("/performance/arm_1/kem-29/")
+    again = client.get("/performance/arm_1/kem-29/")
+    assert again.content == first.content
+    for header in ("Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options"):
+        assert again[header] == first[header]
+    assert again["Content-Type"] == "text/html; charset=utf-8"
+
+
+def test_a_logged_in_curator_bypasses_the_page_cache(arm1, client, admin_client):
+    client.get("/performance/arm_1/")
+    response = admin_client.get("/performance/arm_1/")
+    assert response.context is not None  # rendered, not served from the cache
