@@ -10,6 +10,8 @@ Aggregates on `Measurement` are stored for fast pages but are always recomputabl
 
 from __future__ import annotations
 
+import secrets
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -503,6 +505,10 @@ class SizeAudit(models.Model):
         ]
 
 
+def _new_token() -> str:
+    return secrets.token_hex(16)
+
+
 class DataVersion(models.Model):
     """One counter bumped by every change to the published data (imports, campaigns, catalogs).
 
@@ -511,6 +517,9 @@ class DataVersion(models.Model):
     """
 
     number = models.PositiveBigIntegerField(default=0)
+    #: New with every bump (and when the row is recreated after a flush): cached pages of an
+    #: earlier or rolled-back database state can never be taken for current ones.
+    token = models.CharField(max_length=32, default=_new_token, editable=False)
 
     def __str__(self) -> str:
-        return f"data version {self.number}"
+        return f"data version {self.number} ({self.token})"

@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 
-from measurements.models import DataVersion
+from measurements.models import DataVersion, _new_token
 
 #: How long an entry may live even if nothing changes (entries are also culled by the cache).
 PAGE_TIMEOUT_SECONDS = 24 * 3600
@@ -61,33 +61,46 @@ class _LocalPages:
 _local = _LocalPages(LOCAL_CACHE_BYTES)
 
 
-def data_version() -> int:
-    """The current data version (0 before anything was ever bumped)."""
-    number = DataVersion.objects.filter(pk=1).values_list("number", flat=True).first()
-    return number or 0
+def data_version() -> str | None:
+    """The current data version (token and number), or None before the first data change."""
+    row = DataVersion.objects.filter(pk=1).values_list("token", "number").first()
+    return f"{row[0]}.{row[1]}" if row else None
 
 
 def data_version_bump() -> None:
-    """Make every cached page stale (inside the caller's transaction: undone on rollback)."""
-    if DataVersion.objects.filter(pk=1).update(number=F("number") + 1):
+    """Make every cached page stale (inside the caller's transaction: undone on rollback).
+
+    The token changes with every bump, so a bump that was rolled back and a later one never
+    share a key, even in a process that cached pages under the rolled-back version.
+    """
+    changes = {"number": F("number") + 1, "token": _new_token()}
+    if DataVersion.objects.filter(pk=1).update(**changes):
         return
     try:
         with transaction.atomic():
             DataVersion.objects.create(pk=1, number=1)
     except IntegrityError:  # created concurrently: bump that row instead
-        DataVersion.objects.filter(pk=1).update(number=F("number") + 1)
+        DataVersion.objects.filter(pk=1).update(**changes)
 
 
-def page_cache_key(request: HttpRequest, variant: str = "") -> str:
-    """The cache key of this request's page under the current data version."""
+def page_cache_key(request: HttpRequest, variant: str = "") -> str | None:
+    """The cache key of this request's page under the current data version (None: no data
+    version yet, nothing is cached)."""
+    if not settings.NGCC_PAGE_CACHE:
+        return None
+    version = data_version()
+    if version is None:
+        return None
     # Scheme and host too: API pages hold absolute links.
     where = f"{variant}|{request.scheme}://{request.get_host()}{request.get_full_path()}"
     digest = hashlib.sha256(where.encode()).hexdigest()
-    return f"page:{data_version()}:{digest}"
+    return f"page:{version}:{digest}"
 
 
-def cached_response(key: str) -> HttpResponse | None:
+def cached_response(key: str | None) -> HttpResponse | None:
     """The cached page under `key`, as a fresh response, or None."""
+    if key is None:
+        return None
     entry = _local.get(key)
     if entry is None:
         entry = cache.get(key)
@@ -101,8 +114,10 @@ def cached_response(key: str) -> HttpResponse | None:
     return response
 
 
-def cache_response(key: str, response: HttpResponse) -> None:
+def cache_response(key: str | None, response: HttpResponse) -> None:
     """Keep a rendered 200 response without cookies (never a streamed one)."""
+    if key is None:
+        return
     if response.status_code == 200 and not response.cookies and not response.streaming:
         headers = {h: response[h] for h in _KEPT_HEADERS if response.has_header(h)}
         entry = (response.content, headers)

@@ -164,6 +164,9 @@ else:
         }
     }
 
+# Rendered pages and anonymous API reads cached per data version (measurements.page_cache).
+NGCC_PAGE_CACHE = _env_bool("NGCC_PAGE_CACHE", True)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

@@ -118,7 +118,7 @@ def test_stored_aggregates_recomputable_from_api_trials(arm1, api_client):
 
 
 def test_anonymous_json_reads_are_cached_until_the_data_changes(
-    arm1, api_client, django_assert_max_num_queries
+    arm1, page_cache, api_client, django_assert_max_num_queries
 ):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
