@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from simple_history.models import HistoricalRecords
 
@@ -371,14 +371,33 @@ class SizeBasis(models.TextChoices):
     NOMINAL_VARIABLE = "nominal-variable"
 
 
+#: Largest size the curated catalog accepts (4 GiB; the CSV import checks the same bound).
+MAX_CATALOG_SIZE_BYTES = 2**32
+
+
+def validate_single_line(value: str) -> None:
+    """Refuse control characters (a newline would break the catalog's CSV export)."""
+    for char in value:
+        if ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0:
+            raise ValidationError(
+                f"contains the control character U+{ord(char):04X}", code="control_character"
+            )
+
+
 class ExternalSize(models.Model):
     """Curated external public-key / ciphertext / signature sizes (``external_sizes.csv``)."""
 
-    candidate = models.CharField(max_length=64)
-    instance_label = models.CharField(max_length=200)
-    public_key_bytes = models.PositiveBigIntegerField(null=True, blank=True)
-    ciphertext_bytes = models.PositiveBigIntegerField(null=True, blank=True)
-    signature_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    candidate = models.CharField(max_length=64, validators=[validate_single_line])
+    instance_label = models.CharField(max_length=200, validators=[validate_single_line])
+    public_key_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(MAX_CATALOG_SIZE_BYTES)]
+    )
+    ciphertext_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(MAX_CATALOG_SIZE_BYTES)]
+    )
+    signature_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(MAX_CATALOG_SIZE_BYTES)]
+    )
     basis = models.CharField(max_length=20, choices=SizeBasis.choices)
 
     # Who changed what and when, with the values before and after (undo in the admin).

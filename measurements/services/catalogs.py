@@ -24,6 +24,7 @@ from measurements.confined_files import DEFAULT_MAX_FILE_BYTES, read_confined
 from measurements.harness_records import HarnessDataError
 from measurements.label_patterns import label_pattern_problem
 from measurements.models import (
+    MAX_CATALOG_SIZE_BYTES,
     ExternalSize,
     Instance,
     KatIssue,
@@ -39,7 +40,7 @@ from measurements.signals import audit_signal_paused
 
 ProgressCallback = Callable[[int, int, str], None]
 #: Largest byte size a catalog may give (4 GiB: far above any key, ciphertext or signature).
-MAX_SIZE_BYTES = 2**32
+MAX_SIZE_BYTES = MAX_CATALOG_SIZE_BYTES
 #: Cells a spreadsheet would evaluate; exported with a leading apostrophe (undone on import).
 FORMULA_LEADS = ("=", "+", "-", "@")
 EXTERNAL_SIZES_COLUMNS = (

@@ -179,3 +179,19 @@ def test_admin_edit_is_kept_in_history_with_its_author(staff_client, empty_db):
     assert latest.history_user.username == "curator"
     page = staff_client.get(f"/admin/measurements/externalsize/{entry.pk}/history/")
     assert page.status_code == 200 and "curator" in page.content.decode()
+
+
+def test_catalog_edit_refuses_a_newline_and_an_oversized_number(staff_client, empty_db):
+    response = staff_client.post(
+        "/admin/measurements/externalsize/add/",
+        {
+            "candidate": "kem-90",
+            "instance_label": "MINI\n1",
+            "public_key_bytes": "99999999999",
+            "basis": "encoded",
+        },
+    )
+    errors = response.context["adminform"].form.errors
+    assert errors["instance_label"] == ["contains the control character U+000A"]
+    assert errors["public_key_bytes"] == ["Ensure this value is less than or equal to 4294967296."]
+    assert ExternalSize.objects.count() == 0
