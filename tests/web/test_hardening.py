@@ -136,3 +136,17 @@ def test_page_cache_is_off_unless_enabled(arm1, client, django_assert_max_num_qu
     client.get("/performance/arm_1/kem-29/")
     response = client.get("/performance/arm_1/kem-29/")
     assert response.context is not None  # rendered again: tests count rendering queries
+
+
+@pytest.mark.parametrize("url", ["/api/schema/", "/api/docs/", "/api/redoc/"])
+def test_api_documentation_answers_405_to_other_verbs(db, client, url):
+    assert client.get(url).status_code == 200
+    assert client.generic("TRACE", url).status_code == 405
+    assert client.generic("PROPFIND", url).status_code == 405
+
+
+def test_swagger_ui_script_is_served_from_a_url_not_inline(db, client):
+    html = client.get("/api/docs/").content.decode()
+    assert '<script src="/api/docs/?script=' in html
+    assert "<script>" not in html
+    assert client.get("/api/docs/?script=").status_code == 200
