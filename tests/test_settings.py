@@ -62,3 +62,18 @@ def test_debug_is_off_unless_set():
     result = _manage("shell", "-c", code, SECRET_KEY=PRODUCTION_ENV["SECRET_KEY"])
     assert result.stdout.strip().splitlines()[-1] == "False", result.stderr
     assert _manage("shell", "-c", code, DEBUG="1").stdout.strip().splitlines()[-1] == "True"
+
+
+def test_throttle_and_pages_share_one_cache_across_processes():
+    code = (
+        "from django.conf import settings;"
+        "from rest_framework.throttling import SimpleRateThrottle;"
+        "from django.core.cache import cache;"
+        "print(settings.CACHES['default']['BACKEND'], SimpleRateThrottle.cache is cache)"
+    )
+    local = _manage("shell", "-c", code, DEBUG="1").stdout.strip().splitlines()[-1]
+    assert local == "django.core.cache.backends.db.DatabaseCache True"
+    redis = _manage("shell", "-c", code, DEBUG="1", REDIS_URL="redis://127.0.0.1:1/0")
+    assert redis.stdout.strip().splitlines()[-1] == (
+        "django.core.cache.backends.redis.RedisCache True"
+    )
