@@ -111,6 +111,7 @@ def cached_response(key: str | None) -> HttpResponse | None:
     response = HttpResponse(content)
     for name, value in headers.items():
         response[name] = value
+    response["Content-Length"] = str(len(content))
     return response
 
 
