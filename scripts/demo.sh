@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 PY=.venv/bin/python
+# The demo is a local development server: DEBUG on (and its development key) unless overridden.
+export DEBUG=${DEBUG:-1}
 $PY manage.py migrate --noinput -v0
+$PY manage.py createcachetable  # the database cache (throttling, pages); a no-op with Redis
 shared=${NGCC_SHARED_DIR:-../shared}
 data="$shared/reference/harness-data/performance"
 if [ -d "$data" ]; then

@@ -89,3 +89,9 @@ def reference_pages_dir() -> Path:
     if not PAGES.is_dir():
         pytest.skip(SHARED_MISSING_REASON)
     return PAGES
+
+
+@pytest.fixture
+def page_cache(settings):
+    """Rendered pages and API reads cached (off in the other tests, which count queries)."""
+    settings.NGCC_PAGE_CACHE = True

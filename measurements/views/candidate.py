@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_safe
 
 from measurements.charts import log_bar_chart
+from measurements.page_cache import cached_page
 from measurements.rendering.markdown import candidate_markdown
 from measurements.selectors.pages.candidate import candidate_page
 
 
+@require_safe
+@cached_page
 def candidate(request: HttpRequest, system_key: str, submission_key: str) -> HttpResponse:
     page = candidate_page(system_key, submission_key)
     charts = [log_bar_chart(page.cycles_chart)]
@@ -22,13 +27,15 @@ def candidate(request: HttpRequest, system_key: str, submission_key: str) -> Htt
     )
 
 
+@require_safe
+@cached_page
 def candidate_markdown_download(
     request: HttpRequest, system_key: str, submission_key: str
 ) -> HttpResponse:
     """The same page in the published Markdown format (as `export_pages` writes it)."""
     page = candidate_page(system_key, submission_key)
     response = HttpResponse(candidate_markdown(page), content_type="text/markdown; charset=utf-8")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{page.submission.key}_perf_{page.system.key}.md"'
+    response["Content-Disposition"] = content_disposition_header(
+        True, f"{page.submission.key}_perf_{page.system.key}.md"
     )
     return response

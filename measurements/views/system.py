@@ -9,9 +9,11 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_safe
 
 from measurements import charts_system
 from measurements.models import System
+from measurements.page_cache import cached_page
 from measurements.selectors.pages.index import index_page
 from measurements.selectors.pages.kat_overview import kat_overview as kat_overview_page
 from measurements.selectors.pages.method import method_page
@@ -24,10 +26,14 @@ def _system_or_404(key: str) -> System:
     return get_object_or_404(System, key=key)
 
 
+@require_safe
+@cached_page
 def performance_index(request: HttpRequest) -> HttpResponse:
     return render(request, "measurements/index.html", {"page": index_page()})
 
 
+@require_safe
+@cached_page
 def system_summary(request: HttpRequest, system: str) -> HttpResponse:
     summary = system_summary_page(_system_or_404(system), request.GET.get("campaign"))
     charts = {
@@ -39,11 +45,15 @@ def system_summary(request: HttpRequest, system: str) -> HttpResponse:
     )
 
 
+@require_safe
+@cached_page
 def system_method(request: HttpRequest, system: str) -> HttpResponse:
     page = method_page(_system_or_404(system), request.GET.get("campaign"))
     return render(request, "measurements/system/method.html", {"page": page})
 
 
+@require_safe
+@cached_page
 def size_audit(request: HttpRequest) -> HttpResponse:
     page = size_audit_page(
         system=request.GET.get("system", ""),
@@ -57,9 +67,13 @@ def size_audit(request: HttpRequest) -> HttpResponse:
     )
 
 
+@require_safe
+@cached_page
 def survey(request: HttpRequest) -> HttpResponse:
     return render(request, "measurements/system/survey.html", {"page": survey_page()})
 
 
+@require_safe
+@cached_page
 def kat_overview(request: HttpRequest) -> HttpResponse:
     return render(request, "measurements/system/kat_overview.html", {"page": kat_overview_page()})
