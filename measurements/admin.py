@@ -12,11 +12,14 @@ from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
+from django.utils.http import content_disposition_header
+from simple_history.admin import SimpleHistoryAdmin
 
 from measurements.harness_records import HarnessDataError
 from measurements.models import (
     Build,
     Campaign,
+    DataVersion,
     EvidenceFile,
     ExternalSize,
     HashProfile,
@@ -33,7 +36,13 @@ from measurements.models import (
     System,
     Trial,
 )
-from measurements.services.imports import external_sizes_csv, external_sizes_replace
+from measurements.services.catalogs import (
+    CatalogErrors,
+    CatalogSummary,
+    external_sizes_csv,
+    external_sizes_upload,
+)
+from measurements.services.imports import max_import_file_bytes
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -158,11 +167,16 @@ class EvidenceFileAdmin(ReadOnlyAdmin):
 
 class CatalogUploadForm(forms.Form):
     file = forms.FileField(help_text="external_sizes.csv: ID;Instance;PublicKeyBytes;…;Basis")
+    replace = forms.BooleanField(
+        required=False,
+        help_text="Also remove the rows the file does not list (otherwise they are kept).",
+    )
 
 
 @admin.register(ExternalSize)
-class ExternalSizeAdmin(admin.ModelAdmin):
-    """The curated catalog: editable, with CSV import (all or nothing) and export."""
+class ExternalSizeAdmin(SimpleHistoryAdmin):
+    """The curated catalog: editable (every change kept in its history, revertible), with CSV
+    import (merge by key, all rows valid or nothing written) and export."""
 
     list_display = (
         "candidate",
@@ -193,23 +207,37 @@ class ExternalSizeAdmin(admin.ModelAdmin):
 
     def export_csv(self, request: HttpRequest) -> HttpResponse:
         response = HttpResponse(external_sizes_csv(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="external_sizes.csv"'
+        response["Content-Disposition"] = content_disposition_header(True, "external_sizes.csv")
         return response
+
+    def _import_upload(self, form: CatalogUploadForm) -> CatalogSummary | None:
+        """Import the uploaded CSV; on failure add every row-numbered error to the form."""
+        upload = form.cleaned_data["file"]
+        limit = max_import_file_bytes()
+        if upload.size > limit:
+            form.add_error("file", f"{upload.name}: {upload.size} bytes exceeds the limit {limit}")
+            return None
+        try:
+            text = upload.read().decode("utf-8")
+            return external_sizes_upload(
+                name=upload.name, text=text, replace=form.cleaned_data["replace"]
+            )
+        except UnicodeDecodeError:
+            form.add_error("file", f"{upload.name}: not UTF-8 text")
+        except CatalogErrors as exc:
+            for error in exc.errors:
+                form.add_error("file", f"nothing was imported: {error}")
+        except HarnessDataError as exc:
+            form.add_error("file", f"nothing was imported: {exc}")
+        return None
 
     def import_csv(self, request: HttpRequest) -> HttpResponse:
         if not self.has_change_permission(request):
             return HttpResponse(status=403)
         form = CatalogUploadForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
-            upload = form.cleaned_data["file"]
-            try:
-                text = upload.read().decode("utf-8")
-                summary = external_sizes_replace(name=upload.name, text=text)
-            except UnicodeDecodeError:
-                form.add_error("file", f"{upload.name}: not UTF-8 text")
-            except HarnessDataError as exc:
-                form.add_error("file", f"nothing was imported: {exc}")
-            else:
+            summary = self._import_upload(form)
+            if summary is not None:
                 messages.success(request, summary.describe())
                 return redirect("admin:measurements_externalsize_changelist")
         context = {
@@ -222,13 +250,13 @@ class ExternalSizeAdmin(admin.ModelAdmin):
 
 
 @admin.register(KatIssue)
-class KatIssueAdmin(admin.ModelAdmin):
+class KatIssueAdmin(SimpleHistoryAdmin):
     list_display = ("candidate", "label_regex", "action")
     list_filter = ("action",)
 
 
 @admin.register(KexBandwidth)
-class KexBandwidthAdmin(admin.ModelAdmin):
+class KexBandwidthAdmin(SimpleHistoryAdmin):
     list_display = (
         "candidate",
         "instance_label",
@@ -239,13 +267,13 @@ class KexBandwidthAdmin(admin.ModelAdmin):
 
 
 @admin.register(SecurityTarget)
-class SecurityTargetAdmin(admin.ModelAdmin):
+class SecurityTargetAdmin(SimpleHistoryAdmin):
     list_display = ("candidate", "instance_label", "target_bits")
     search_fields = ("candidate", "instance_label")
 
 
 @admin.register(SummaryNote)
-class SummaryNoteAdmin(admin.ModelAdmin):
+class SummaryNoteAdmin(SimpleHistoryAdmin):
     list_display = ("candidate", "label_regex", "note")
 
 
@@ -254,3 +282,10 @@ class SizeAuditAdmin(ReadOnlyAdmin):
     list_display = ("instance", "field", "api_bytes", "catalog_bytes", "basis", "agrees")
     list_filter = ("field", "agrees", "basis")
     list_select_related = ("instance__submission",)
+
+
+@admin.register(DataVersion)
+class DataVersionAdmin(ReadOnlyAdmin):
+    """The counter that keys the page cache (bumped by every data change)."""
+
+    list_display = ("number",)

@@ -7,4 +7,6 @@ class MeasurementsConfig(AppConfig):
     verbose_name = "NGCC measurements"
 
     def ready(self) -> None:
-        from measurements import signals  # noqa: F401
+        from measurements import signals
+
+        signals.connect_data_version_signals()

@@ -16,9 +16,10 @@ import math
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import Any
 
-from measurements.domain import SUBMISSION_ID
+from measurements.domain import SUBMISSION_ID, category_of
 from measurements.records import (
     SCHEMA,
     HashProfileRecord,
@@ -115,6 +116,8 @@ class _Reader:
             raise self.fail(key, f"expected an integer, got {value!r}")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"must be at least {minimum}, got {value}")
+        if abs(value) > MAX_INTEGER:
+            raise self.fail(key, f"integer out of range (|n| > {MAX_INTEGER})")
         return value
 
     def float(self, key: str, required: bool = True, minimum: float | None = 0.0) -> float | None:
@@ -150,6 +153,34 @@ class _Reader:
             raise self.fail(key, "expected a list")
         return value
 
+    def operation(self, candidate: str, key: str = "operation") -> str:
+        """An operation the candidate's category times (from `measurements.domain`)."""
+        value = self.str(key)
+        spec = category_of(candidate)
+        if spec is None or value not in spec.operations:
+            allowed = ", ".join(spec.operations) if spec else "none"
+            raise self.fail(key, f"{value!r} is not an operation of {candidate} ({allowed})")
+        return value
+
+    def dataset_path(self, key: str) -> str:
+        """A path relative to the dataset folder (may be empty), never escaping it."""
+        value = self.str(key, required=False)
+        parts = PurePosixPath(value).parts
+        if value and (value.startswith("/") or ".." in parts or "\\" in value):
+            raise self.fail(key, f"{value!r} is not a path inside the dataset folder")
+        return value
+
+    def time_range(self, start: str, end: str, required: bool = False) -> tuple:
+        """(start, end) times, refusing an end before the start."""
+        started = self.datetime(start, required)
+        ended = self.datetime(end)
+        if started and ended:
+            if (started.tzinfo is None) != (ended.tzinfo is None):
+                raise self.fail(end, "mixes a time zone with a time without one")
+            if ended < started:
+                raise self.fail(end, f"{ended.isoformat()} is before {start} {started.isoformat()}")
+        return started, ended
+
     def datetime(self, key: str, required: bool = False) -> datetime | None:
         value = self.str(key, required)
         if not value:
@@ -160,16 +191,95 @@ class _Reader:
             raise self.fail(key, f"not an ISO 8601 time: {value!r}") from exc
 
 
+#: Deepest nesting of arrays/objects a harness JSON file may have (records use 4 levels).
+MAX_JSON_DEPTH = 32
+#: Integers are stored in 64-bit signed columns.
+MAX_INTEGER = 2**63 - 1
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _check_json_depth(path: str, text: str) -> None:
+    """Refuse nesting deeper than MAX_JSON_DEPTH before the parser recurses into it."""
+    depth = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise HarnessDataError(
+                    path, "<file>", f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
+                )
+        elif token in "]}":
+            depth -= 1
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _first_bad_value(data: Any, name: str = "") -> tuple[str, str] | None:
+    """(field, problem) of the first NUL-bearing text or out-of-range integer, walking `data`."""
+    stack: list[tuple[str, Any]] = [(name, data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str) and "\x00" in value:
+            return where or "<root>", "text contains a NUL byte"
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+            return where or "<root>", f"integer out of range (|n| > {MAX_INTEGER})"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if "\x00" in key:
+                    return where or "<root>", "a key contains a NUL byte"
+                stack.append((f"{where}.{key}" if where else key, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
 def load_json(path: str, content: bytes) -> Any:
-    """Decode JSON bytes, naming the file and line on failure."""
+    """Decode JSON bytes strictly, naming the file (and line or field) on failure.
+
+    Refused: nesting deeper than MAX_JSON_DEPTH, duplicate keys, NaN/Infinity and numbers that
+    overflow a double (``1e400``), integers beyond 64 bits and text holding a NUL byte.
+    """
     try:
-        return json.loads(content.decode("utf-8"))
+        text = content.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HarnessDataError(path, "<file>", f"not UTF-8 text ({exc})") from exc
+    _check_json_depth(path, text)
+    try:
+        data = json.loads(
+            text,
+            object_pairs_hook=_unique_object,
+            parse_float=_finite_float,
+            parse_constant=_reject_constant,
+        )
     except json.JSONDecodeError as exc:
         raise HarnessDataError(
             path, "<file>", f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
+    except (ValueError, RecursionError) as exc:
+        raise HarnessDataError(path, "<file>", f"refused JSON: {exc}") from exc
+    bad = _first_bad_value(data)
+    if bad is not None:
+        raise HarnessDataError(path, bad[0], bad[1])
+    return data
 
 
 # --- Timing records ---------------------------------------------------------------------------
@@ -279,22 +389,24 @@ def parse_timing_record(path: str, data: Any) -> TimingRecord:
     if throughput is None:  # left out: the trials give it
         ops = aggregates.operations_per_second if aggregates else None
         throughput = throughput_mb_per_second(input_bytes, ops)
+    candidate = r.candidate()
+    started_utc, ended_utc = r.time_range("started_utc", "ended_utc")
     record = TimingRecord(
         path=path,
         schema=r.int("schema", required=False) or SCHEMA,
         status=status,
-        candidate=r.candidate(),
+        candidate=candidate,
         label=r.label(),
         instance=r.str("instance", required=False),
         variant=r.str("variant", required=False, default="reference"),
         flags=r.str("flags", required=False),
-        operation=r.str("operation"),
+        operation=r.operation(candidate),
         input_bytes=input_bytes,
         plan=_object(r, "plan"),
         kat=r.str("kat", required=False),
         disturbed_retries=r.int("disturbed_retries", required=False) or 0,
-        started_utc=r.datetime("started_utc"),
-        ended_utc=r.datetime("ended_utc"),
+        started_utc=started_utc,
+        ended_utc=ended_utc,
         environment=_object(r, "environment"),
         trials=trials,
         aggregates=_stated_aggregates(r, aggregates),
@@ -438,6 +550,8 @@ def _profile_meta(r: _Reader) -> tuple[dict[str, Any], float | None, int | None]
             tick_hz = float(meta.data["tick_hz"])
         except (TypeError, ValueError) as exc:
             raise meta.fail("tick_hz", "not a number") from exc
+        if not math.isfinite(tick_hz) or tick_hz <= 0:
+            raise meta.fail("tick_hz", f"must be a positive finite number, got {tick_hz}")
     return meta.data, tick_hz, meta.int("warmups", required=False)
 
 
@@ -451,12 +565,13 @@ def parse_hash_profile(path: str, data: Any) -> HashProfileRecord:
     shares = _stated_shares(r, profile_shares(((c.fn, c.ticks) for c in calls), total_ticks))
     meta, tick_hz, warmups = _profile_meta(r)
     command = r.list("command", required=False)
+    candidate = r.candidate()
     profile = HashProfileRecord(
         path=path,
         schema=r.int("schema", required=False) or SCHEMA,
-        candidate=r.candidate(),
+        candidate=candidate,
         label=r.label(),
-        operation=r.str("operation"),
+        operation=r.operation(candidate),
         input_bytes=r.int("input_bytes"),
         status=status,
         tick_source=str(meta.get("tick_source", "")),
@@ -549,7 +664,7 @@ def parse_build_index(path: str, data: Any) -> list[BuildEntry]:
                 library=e.str("library", required=False),
                 library_sha256=e.str("library_sha256", required=False),
                 elf_load_bytes=e.int("elf_load_bytes", required=False),
-                kat_log=e.str("kat_log", required=False),
+                kat_log=e.dataset_path("kat_log"),
                 kat_log_sha256=e.str("kat_log_sha256", required=False),
             )
         )
@@ -577,10 +692,11 @@ def parse_campaign(path: str, data: Any) -> CampaignInfo:
     shard_cpus = r.raw("shard_cpus", required=False) or {}
     if not isinstance(shard_cpus, dict):
         raise r.fail("shard_cpus", "expected an object")
+    started_utc, ended_utc = r.time_range("started_utc", "ended_utc", required=True)
     return CampaignInfo(
         system_id=r.str("system_id"),
-        started_utc=r.datetime("started_utc", required=True),
-        ended_utc=r.datetime("ended_utc"),
+        started_utc=started_utc,
+        ended_utc=ended_utc,
         environment_at_start=r.raw("environment_at_start", required=False) or {},
         environment_at_end=r.raw("environment_at_end", required=False) or {},
         host_checks=r.list("host_checks", required=False),
@@ -604,6 +720,9 @@ class KatLog:
 
 
 def parse_kat_log(path: str, content: bytes) -> KatLog:
+    if b"\x00" in content:
+        line = content[: content.index(b"\x00")].count(b"\n") + 1
+        raise HarnessDataError(path, f"line {line}", "text contains a NUL byte")
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:

@@ -10,12 +10,16 @@ Aggregates on `Measurement` are stored for fast pages but are always recomputabl
 
 from __future__ import annotations
 
+import secrets
+
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from simple_history.models import HistoricalRecords
 
 from measurements import domain
 from measurements.domain import CATEGORIES
+from measurements.label_patterns import label_pattern_problem
 
 #: The order categories were first stored in; categories added to the registry later follow.
 _CHOICE_ORDER = ("kem", "sign", "kex", "hash", "iccs")
@@ -398,15 +402,37 @@ class SizeBasis(models.TextChoices):
     NOMINAL_VARIABLE = "nominal-variable"
 
 
+#: Largest size the curated catalog accepts (4 GiB; the CSV import checks the same bound).
+MAX_CATALOG_SIZE_BYTES = 2**32
+
+
+def validate_single_line(value: str) -> None:
+    """Refuse control characters (a newline would break the catalog's CSV export)."""
+    for char in value:
+        if ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0:
+            raise ValidationError(
+                f"contains the control character U+{ord(char):04X}", code="control_character"
+            )
+
+
 class ExternalSize(models.Model):
     """Curated external public-key / ciphertext / signature sizes (``external_sizes.csv``)."""
 
-    candidate = models.CharField(max_length=64)
-    instance_label = models.CharField(max_length=200)
-    public_key_bytes = models.PositiveBigIntegerField(null=True, blank=True)
-    ciphertext_bytes = models.PositiveBigIntegerField(null=True, blank=True)
-    signature_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    candidate = models.CharField(max_length=64, validators=[validate_single_line])
+    instance_label = models.CharField(max_length=200, validators=[validate_single_line])
+    public_key_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(MAX_CATALOG_SIZE_BYTES)]
+    )
+    ciphertext_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(MAX_CATALOG_SIZE_BYTES)]
+    )
+    signature_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(MAX_CATALOG_SIZE_BYTES)]
+    )
     basis = models.CharField(max_length=20, choices=SizeBasis.choices)
+
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["candidate", "instance_label"]
@@ -420,6 +446,13 @@ class ExternalSize(models.Model):
         return f"{self.candidate}/{self.instance_label}"
 
 
+def validate_label_pattern(value: str) -> None:
+    """Refuse a label pattern RE2 cannot compile (shown on the admin form, checked on import)."""
+    problem = label_pattern_problem(value)
+    if problem:
+        raise ValidationError(f"{value!r}: {problem}", code="invalid_pattern")
+
+
 class KatIssue(models.Model):
     """Why an instance's KAT is not reproduced and what is done about it (``kat_issues.csv``)."""
 
@@ -428,10 +461,13 @@ class KatIssue(models.Model):
         EXCLUDE = "exclude"
 
     candidate = models.CharField(max_length=64)
-    label_regex = models.CharField(max_length=300)
+    label_regex = models.CharField(max_length=300, validators=[validate_label_pattern])
     action = models.CharField(max_length=16, choices=Action.choices)
     cause = models.TextField()
     position = models.PositiveIntegerField(default=0)
+
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["candidate", "position"]
@@ -448,6 +484,9 @@ class KexBandwidth(models.Model):
     pk_a_bytes = models.PositiveBigIntegerField()
     pk_b_bytes = models.PositiveBigIntegerField()
     protocol_message_bytes = models.PositiveBigIntegerField()
+
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["candidate", "instance_label"]
@@ -469,6 +508,9 @@ class SecurityTarget(models.Model):
     instance_label = models.CharField(max_length=200)
     target_bits = models.PositiveIntegerField(null=True, blank=True)
 
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
+
     class Meta:
         ordering = ["candidate", "instance_label"]
         constraints = [
@@ -482,9 +524,12 @@ class SummaryNote(models.Model):
     """Interpretation note for the per-system summary (``summary_notes.csv``)."""
 
     candidate = models.CharField(max_length=64)
-    label_regex = models.CharField(max_length=300)
+    label_regex = models.CharField(max_length=300, validators=[validate_label_pattern])
     note = models.TextField()
     position = models.PositiveIntegerField(default=0)
+
+    # Who changed what and when, with the values before and after (undo in the admin).
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["candidate", "position"]
@@ -508,3 +553,23 @@ class SizeAudit(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["instance", "field"], name="uniq_size_audit")
         ]
+
+
+def _new_token() -> str:
+    return secrets.token_hex(16)
+
+
+class DataVersion(models.Model):
+    """One counter bumped by every change to the published data (imports, campaigns, catalogs).
+
+    Rendered pages are cached under the current number (see `measurements.page_cache`), so a
+    change makes every cached page stale at once without having to find them.
+    """
+
+    number = models.PositiveBigIntegerField(default=0)
+    #: New with every bump (and when the row is recreated after a flush): cached pages of an
+    #: earlier or rolled-back database state can never be taken for current ones.
+    token = models.CharField(max_length=32, default=_new_token, editable=False)
+
+    def __str__(self) -> str:
+        return f"data version {self.number} ({self.token})"

@@ -36,3 +36,24 @@ def recompute_size_audit_on_catalog_change(**kwargs) -> None:
     from measurements.services.size_audit import size_audit_recompute
 
     transaction.on_commit(size_audit_recompute)
+
+
+def _bump_data_version(sender, **kwargs) -> None:
+    if sender._meta.label in _UNVERSIONED or sender.__name__.startswith("Historical"):
+        return
+    from measurements.page_cache import data_version_bump
+
+    data_version_bump()
+
+
+_UNVERSIONED = {"measurements.DataVersion"}
+
+
+def connect_data_version_signals() -> None:
+    """Every saved or deleted row of a `measurements` model makes the cached pages stale."""
+    from django.apps import apps
+
+    for model in apps.get_app_config("measurements").get_models():
+        uid = f"data-version-{model._meta.label}"
+        post_save.connect(_bump_data_version, sender=model, dispatch_uid=f"{uid}-save")
+        post_delete.connect(_bump_data_version, sender=model, dispatch_uid=f"{uid}-delete")

@@ -11,6 +11,8 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -22,11 +24,50 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "ngcc-perf-development-key-not-for-production")
-DEBUG = _env_bool("DEBUG", True)
+# Off unless the environment turns it on (scripts/demo.sh does, for the local demo).
+DEBUG = _env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set: set SECRET_KEY in the environment (a long random string, "
+            "e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'), or DEBUG=1 "
+            "for a local development server"
+        )
+    SECRET_KEY = "ngcc-perf-development-key-debug-only"
 ALLOWED_HOSTS = [
     h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h
 ]
+
+# HTTPS in production: all off by default (the demo serves plain HTTP on 127.0.0.1), all
+# settable from the environment; README's deploy section lists the production values.
+SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", False)
+# Behind a TLS-terminating proxy: SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https
+if os.environ.get("SECURE_PROXY_SSL_HEADER"):
+    _header, _, _value = os.environ["SECURE_PROXY_SSL_HEADER"].partition(",")
+    SECURE_PROXY_SSL_HEADER = (_header.strip(), _value.strip() or "https")
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+# Content-Security-Policy (django-csp 4): only our own origin; inline <style>/<script> blocks
+# carry the per-request nonce (`{{ request.csp_nonce }}`), inline style attributes are not used.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -41,18 +82,24 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_q",
+    "csp",
+    "simple_history",
     "measurements",
     "runner",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Cached pages for anonymous readers are answered here, below the security headers.
+    "measurements.page_cache.CachedPageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "simple_history.middleware.HistoryRequestMiddleware",
 ]
 
 ROOT_URLCONF = "ngcc.urls"
@@ -67,6 +114,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",
             ],
         },
     },
@@ -77,7 +125,9 @@ WSGI_APPLICATION = "ngcc.wsgi.application"
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'ngcc.sqlite3'}"),
-        conn_max_age=0,
+        # Persistent connections: a cached page costs two short queries, not a new login.
+        conn_max_age=int(os.environ.get("NGCC_DB_CONN_MAX_AGE", "60")),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -95,6 +145,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         )
     }
 
+# One cache shared by every process (API throttling, rendered pages): Redis when REDIS_URL is
+# set, else a database table (`manage.py createcachetable`, run wherever migrations run).
+if os.environ.get("REDIS_URL"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "KEY_PREFIX": os.environ.get("NGCC_Q_NAME", "ngcc"),
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "ngcc_cache",
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    }
+
+# Rendered pages and anonymous API reads cached per data version (measurements.page_cache).
+NGCC_PAGE_CACHE = _env_bool("NGCC_PAGE_CACHE", True)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"
@@ -107,6 +179,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # Where the shared reference material lives (read in place, never copied).
 NGCC_SHARED_DIR = Path(os.environ.get("NGCC_SHARED_DIR", BASE_DIR.parent / "shared"))
+# Largest file an importer reads (harness records, KAT logs, catalogs), in bytes.
+NGCC_IMPORT_MAX_FILE_BYTES = int(os.environ.get("NGCC_IMPORT_MAX_FILE_BYTES", 16 * 1024 * 1024))
 # Working folder for builds, KAT runs and driver output on a target box.
 NGCC_WORK_DIR = Path(os.environ.get("NGCC_WORK_DIR", BASE_DIR / "var"))
 

@@ -2,6 +2,7 @@
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
 
 from measurements.models import Campaign
 from runner.models import CampaignStep
@@ -14,10 +15,12 @@ from runner.selectors import (
 )
 
 
+@require_safe
 def campaign_list(request: HttpRequest) -> HttpResponse:
     return render(request, "runner/campaign_list.html", {"campaigns": listed_campaigns()})
 
 
+@require_safe
 def campaign_detail(request: HttpRequest, key: str) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("system"), key=key)
     progress = campaign_progress(campaign)

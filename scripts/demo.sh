@@ -10,7 +10,12 @@ if ! $PY -c "import socket, sys; s = socket.socket(); s.bind(('127.0.0.1', int(s
   echo "port $PORT on 127.0.0.1 is busy: choose another one with PORT=<port> make demo" >&2
   exit 1
 fi
+# Setting up runs with DEBUG on (and its development key); the server itself runs with DEBUG off
+# unless DEBUG=1 is given, so that a missing page shows the project's 404 page.
+serve_debug=${DEBUG:-0}
+export DEBUG=1
 $PY manage.py migrate --noinput -v0
+$PY manage.py createcachetable  # the database cache (throttling, pages); a no-op with Redis
 shared=${NGCC_SHARED_DIR:-../shared}
 data="$shared/reference/harness-data/performance"
 if [ -d "$data" ]; then
@@ -30,4 +35,4 @@ echo "NGCC Perf is serving on http://127.0.0.1:$PORT/ (Ctrl-C stops it)"
 # with a secret key of this run unless one is given.
 SECRET_KEY=${SECRET_KEY:-$($PY -c "import secrets; print(secrets.token_urlsafe(50))")}
 export SECRET_KEY
-DEBUG=${DEBUG:-0} exec $PY manage.py runserver --insecure "127.0.0.1:$PORT"
+DEBUG=$serve_debug exec $PY manage.py runserver --insecure "127.0.0.1:$PORT"

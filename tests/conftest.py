@@ -101,3 +101,9 @@ def x86_1_published(arm1):
     from measurements.models import Campaign
 
     return Campaign.objects.get(key="x86_1-published-pages")
+
+
+@pytest.fixture
+def page_cache(settings):
+    """Rendered pages and API reads cached (off in the other tests, which count queries)."""
+    settings.NGCC_PAGE_CACHE = True

@@ -9,8 +9,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from measurements.api.filters import StrictQueryParamsFilter
 from measurements.api.permissions import ReadOnlyOrStaff
 from measurements.api.throttling import AnonymousClientThrottle
+from measurements.api.views import CachedAnonymousJsonReads, ReadMethodsOnly
 from measurements.selectors.history import measurement_history_for
 
 
@@ -41,8 +43,9 @@ class HistorySerializer(serializers.Serializer):
     series = HistorySeriesSerializer(many=True)
 
 
-class CandidateHistoryView(APIView):
-    """One candidate's figures on one system, one point per campaign, with regression flags."""
+class CandidateHistoryView(ReadMethodsOnly, CachedAnonymousJsonReads, APIView):
+    """One candidate's figures on one system, one point per campaign, with regression flags.
+    Other verbs are a 405, unknown query parameters a 400; anonymous JSON reads are cached."""
 
     permission_classes = [ReadOnlyOrStaff]
     throttle_classes = [AnonymousClientThrottle]
@@ -51,5 +54,9 @@ class CandidateHistoryView(APIView):
 
     @extend_schema(responses=HistorySerializer)
     def get(self, request: Request, system: str, submission: str) -> Response:
+        StrictQueryParamsFilter().filter_queryset(request, None, self)
+        return self._cached(self._history, request, system, submission)
+
+    def _history(self, request: Request, system: str, submission: str) -> Response:
         history = measurement_history_for(system_key=system, submission_key=submission)
         return Response(HistorySerializer(history).data)

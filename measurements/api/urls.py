@@ -7,8 +7,10 @@
 
 from __future__ import annotations
 
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from measurements.api import views
@@ -64,6 +66,21 @@ urlpatterns = [
     re_path(rf"^v1/{SUBMISSION}/history/$", CandidateHistoryView.as_view(), name="history"),
     path("v1/", include(router.urls)),
     path("schema/", ReadableSchemaView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    # The documentation pages come from drf-spectacular's templates, which carry an inline
+    # <style> (and, for ReDoc, an inline <script>): the site's policy is relaxed for them only.
+    # Swagger's own script is served from a URL (the "split" view), not inline.
+    path(
+        "docs/",
+        csp_update({"style-src": [UNSAFE_INLINE]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api:schema")
+        ),
+        name="docs",
+    ),
+    path(
+        "redoc/",
+        csp_update({"style-src": [UNSAFE_INLINE], "script-src": [UNSAFE_INLINE]})(
+            SpectacularRedocView.as_view(url_name="api:schema")
+        ),
+        name="redoc",
+    ),
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -24,9 +25,10 @@ from drf_spectacular.utils import (
 )
 from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import MethodNotAllowed, NotFound
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.routers import APIRootView
 
 from measurements.api import filters, serializers
@@ -48,13 +50,59 @@ from measurements.models import (
     System,
     Trial,
 )
+from measurements.page_cache import cache_response, cached_response, page_cache_key
 from measurements.selectors import api as selectors
-from measurements.selectors.evidence import content_type_for
+from measurements.selectors.evidence import content_type_for, evidence_chunks
 
 CSV_CHUNK_ROWS = 2000
 
 
-class ApiViewSet(viewsets.ReadOnlyModelViewSet):
+class ReadMethodsOnly:
+    """GET, HEAD and OPTIONS only: any other verb is a 405 before authentication or throttling
+    (DRF would check permissions first and answer 401/403 to a TRACE or PROPFIND)."""
+
+    http_method_names = ["get", "head", "options"]
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        method = request.method.lower()
+        if method not in self.http_method_names or not hasattr(self, method):
+            raise MethodNotAllowed(request.method)
+        super().initial(request, *args, **kwargs)
+
+
+class CachedAnonymousJsonReads:
+    """JSON answers to anonymous reads are cached per data version (measurements.page_cache),
+    looked up after authentication and throttling so that the throttle still counts them.
+    A view wraps its read handlers in `_cached`."""
+
+    _page_cache_key: str | None = None
+
+    def _cache_key_for(self, request: Request) -> str | None:
+        renderer = getattr(request, "accepted_renderer", None)
+        if request.method != "GET" or request.user.is_authenticated:
+            return None
+        if renderer is None or renderer.format != "json":
+            return None  # the browsable API embeds per-user forms and tokens
+        return page_cache_key(request, variant=f"api:{request.accepted_media_type}")
+
+    def _cached(self, handler, request: Request, *args: Any, **kwargs: Any):
+        key = self._cache_key_for(request)
+        if key is not None:
+            hit = cached_response(key)
+            if hit is not None:
+                return hit
+            self._page_cache_key = key
+        return handler(request, *args, **kwargs)
+
+    def finalize_response(self, request: Request, response, *args: Any, **kwargs: Any):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        key = self._page_cache_key
+        if key is not None and isinstance(response, Response):
+            response.add_post_render_callback(lambda rendered: cache_response(key, rendered))
+        return response
+
+
+class ApiViewSet(ReadMethodsOnly, CachedAnonymousJsonReads, viewsets.ReadOnlyModelViewSet):
     """Common policy: anyone reads, anonymous clients are throttled, parameters are strict."""
 
     permission_classes = [ReadOnlyOrStaff]
@@ -68,6 +116,12 @@ class ApiViewSet(viewsets.ReadOnlyModelViewSet):
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
     lookup_value_regex = r"[0-9]{1,18}"
 
+    def list(self, request: Request, *args: Any, **kwargs: Any):
+        return self._cached(super().list, request, *args, **kwargs)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any):
+        return self._cached(super().retrieve, request, *args, **kwargs)
+
     def path_keys(self) -> dict[str, str | None]:
         """The natural keys of a nested path, each checked to exist (404 otherwise)."""
         system_key = self.kwargs.get("system")
@@ -79,7 +133,7 @@ class ApiViewSet(viewsets.ReadOnlyModelViewSet):
         return {"system_key": system_key, "submission_key": submission_key}
 
 
-class ApiRootView(APIRootView):
+class ApiRootView(ReadMethodsOnly, APIRootView):
     """NGCC Perf API, version 1: raw trials and every figure of the pages (read-only).
 
     The OpenAPI schema is at `/api/schema/`, its documentation at `/api/docs/`.
@@ -102,7 +156,7 @@ class CSVExportMixin:
             csv_lines(self.csv_rows(queryset), self.csv_columns),
             content_type="text/csv; charset=utf-8",
         )
-        response["Content-Disposition"] = f'attachment; filename="{self.basename}.csv"'
+        response["Content-Disposition"] = content_disposition_header(True, f"{self.basename}.csv")
         return response
 
     def csv_rows(self, queryset: QuerySet) -> Iterator[dict[str, Any]]:
@@ -306,11 +360,12 @@ class EvidenceFileViewSet(ApiViewSet):
         if etag in request.headers.get("If-None-Match", ""):
             response = HttpResponse(status=304)
         else:
-            response = HttpResponse(
-                bytes(evidence.content), content_type=content_type_for(evidence.relative_path)
+            response = StreamingHttpResponse(
+                evidence_chunks(evidence), content_type=content_type_for(evidence.relative_path)
             )
             filename = evidence.relative_path.rsplit("/", 1)[-1]
-            response["Content-Disposition"] = f'inline; filename="{filename}"'
+            response["Content-Disposition"] = content_disposition_header(False, filename)
+            response["Content-Length"] = str(evidence.size)
         response["ETag"] = etag
         response["Repr-Digest"] = f"sha-256=:{digest}:"
         response["Digest"] = f"sha-256={digest}"

@@ -170,4 +170,5 @@ def evidence_list() -> QuerySet[EvidenceFile]:
 
 
 def evidence_content_get(*, evidence_id: int) -> EvidenceFile | None:
-    return EvidenceFile.objects.filter(pk=evidence_id).first()
+    """The file's facts without its bytes (streamed by `evidence_chunks`)."""
+    return EvidenceFile.objects.defer("content").filter(pk=evidence_id).first()

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from django.db.models import BinaryField
+from django.db.models.functions import Substr
 from django.http import Http404
 
 from measurements.domain import category_of
@@ -22,6 +25,12 @@ CONTENT_TYPES = {
 }
 
 
+#: The HTML view shows at most this much of a file; the raw download has all of it.
+PREVIEW_BYTES = 256 * 1024
+#: The raw download streams the file from the database in chunks of this size.
+RAW_CHUNK_BYTES = 1024 * 1024
+
+
 @dataclass(frozen=True)
 class EvidenceView:
     evidence: EvidenceFile
@@ -31,13 +40,16 @@ class EvidenceView:
     content_type: str
     display: str
     is_json: bool
+    #: True when `display` shows only the first PREVIEW_BYTES of the file.
+    truncated: bool = False
 
 
 def evidence_get(evidence_id: int) -> EvidenceFile:
-    """One evidence file with its campaign and system (one query); `Http404` if unknown."""
+    """One evidence file with its campaign and system, without its content; `Http404` if unknown."""
     evidence = (
         EvidenceFile.objects.select_related("campaign__system")
         .defer(
+            "content",
             "campaign__environment_at_start",
             "campaign__environment_at_end",
             "campaign__host_checks",
@@ -64,21 +76,49 @@ def submission_key_of(relative_path: str) -> str:
     return ""
 
 
-def evidence_view(evidence_id: int) -> EvidenceView:
-    """The file for display: JSON pretty-printed, text as text, other bytes summarised."""
-    evidence = evidence_get(evidence_id)
-    content = bytes(evidence.content)
-    is_json = evidence.relative_path.endswith(".json")
+def _bytes_slice(evidence_id: int, start: int, length: int) -> bytes:
+    """`length` bytes of a stored file from offset `start`, cut out by the database."""
+    chunk = (
+        EvidenceFile.objects.filter(pk=evidence_id)
+        .annotate(part=Substr("content", start + 1, length, output_field=BinaryField()))
+        .values_list("part", flat=True)
+        .first()
+    )
+    return bytes(chunk or b"")
+
+
+def evidence_chunks(evidence: EvidenceFile) -> Iterator[bytes]:
+    """The whole file in RAW_CHUNK_BYTES pieces, never all of it in memory at once."""
+    for start in range(0, evidence.size, RAW_CHUNK_BYTES):
+        yield _bytes_slice(evidence.pk, start, RAW_CHUNK_BYTES)
+
+
+def _decoded_prefix(content: bytes, truncated: bool) -> str | None:
+    """UTF-8 text of `content` (a cut at the end of a prefix is forgiven), or None if binary."""
     try:
-        decoded = content.decode("utf-8")
-    except UnicodeDecodeError:
-        decoded = None
+        return content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if truncated and exc.start >= len(content) - 3:
+            return _decoded_prefix(content[: exc.start], truncated=False)
+        return None
+
+
+def evidence_view(evidence_id: int) -> EvidenceView:
+    """The file for display: JSON pretty-printed, text as text, other bytes summarised.
+
+    Only the first PREVIEW_BYTES are read from the database and shown.
+    """
+    evidence = evidence_get(evidence_id)
+    truncated = evidence.size > PREVIEW_BYTES
+    content = _bytes_slice(evidence.pk, 0, PREVIEW_BYTES)
+    is_json = evidence.relative_path.endswith(".json") and not truncated
+    decoded = _decoded_prefix(content, truncated)
     if decoded is None:
-        display = f"(binary file, {len(content)} bytes: use the raw download)"
+        display = f"(binary file, {evidence.size} bytes: use the raw download)"
     elif is_json:
         try:
             display = json.dumps(json.loads(decoded), indent=2, ensure_ascii=False)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             display, is_json = decoded, False
     else:
         display = decoded
@@ -90,4 +130,5 @@ def evidence_view(evidence_id: int) -> EvidenceView:
         content_type=content_type_for(evidence.relative_path),
         display=display,
         is_json=is_json,
+        truncated=truncated,
     )

@@ -12,9 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
+from measurements.confined_files import (
+    DEFAULT_MAX_FILE_BYTES,
+    check_regular_file,
+    list_regular_files,
+    read_confined,
+)
 from measurements.harness_records import (
+    CANDIDATE_ID,
+    INSTANCE_LABEL,
     HarnessDataError,
     load_json,
     parse_build_index,
@@ -26,15 +35,14 @@ from measurements.harness_records import (
 from measurements.models import (
     Campaign,
     EvidenceFile,
-    ExternalSize,
     Instance,
-    KatIssue,
-    KexBandwidth,
-    SecurityTarget,
-    SizeBasis,
     Submission,
-    SummaryNote,
     System,
+)
+from measurements.page_cache import data_version_bump
+from measurements.services.catalogs import (  # noqa: F401  (catalogs_import: callers' import)
+    catalogs_import,
+    security_targets_apply,
 )
 from measurements.services.evidence import evidence_store, sha256_hex
 from measurements.services.recording import (
@@ -45,7 +53,6 @@ from measurements.services.recording import (
     timing_record_store,
 )
 from measurements.services.size_audit import size_audit_recompute
-from measurements.signals import audit_signal_paused
 
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -71,22 +78,28 @@ class ImportSummary:
 
 
 def _dataset_files(root: Path) -> list[tuple[str, str]]:
-    """(relative path, kind) of every file of a dataset, in import order."""
+    """(relative path, kind) of every file of a dataset, in import order (regular files only)."""
     files: list[tuple[str, str]] = []
     for name, kind in (("campaign.json", "campaign"), ("build.json", "build")):
-        if not (root / name).is_file():
-            raise HarnessDataError(str(root / name), "<file>", "missing from the dataset folder")
+        check_regular_file(root, name)
         files.append((name, kind))
-    for sub, kind, pattern in (
-        ("kat", EvidenceFile.Kind.KAT_LOG, "*.log"),
-        ("records", EvidenceFile.Kind.RECORD, "*.json"),
-        ("profile", EvidenceFile.Kind.PROFILE, "*.json"),
+    for sub, kind, suffix in (
+        ("kat", EvidenceFile.Kind.KAT_LOG, ".log"),
+        ("records", EvidenceFile.Kind.RECORD, ".json"),
+        ("profile", EvidenceFile.Kind.PROFILE, ".json"),
     ):
-        folder = root / sub
-        if folder.is_dir():
-            for path in sorted(folder.glob(f"*/{pattern}")):
-                files.append((path.relative_to(root).as_posix(), kind))
+        files.extend((rel, kind) for rel in list_regular_files(root, sub, suffix))
     return files
+
+
+def _kat_log_instance(path: str, rel: str) -> tuple[str, str]:
+    """(candidate, label) named by ``kat/<candidate>/<label>.log``, both plain identifiers."""
+    candidate, name = rel.split("/")[1], Path(rel).stem
+    if not CANDIDATE_ID.match(candidate):
+        raise HarnessDataError(path, "<path>", f"{candidate!r} is not a candidate id")
+    if not INSTANCE_LABEL.match(name) or ".." in name:
+        raise HarnessDataError(path, "<path>", f"{name!r} is not a plain instance label")
+    return candidate, name
 
 
 def _primary_cpu(shard_cpus: dict[str, int], record_cpus: list[int]) -> int | None:
@@ -117,17 +130,30 @@ def _page_environment(campaign: Campaign) -> None:
         campaign.save(update_fields=["environment", "primary_cpu"])
 
 
+def max_import_file_bytes() -> int:
+    """The per-file import limit (``NGCC_IMPORT_MAX_FILE_BYTES`` in the settings)."""
+    return int(getattr(settings, "NGCC_IMPORT_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES))
+
+
 @transaction.atomic
 def harness_dataset_import(
-    *, directory: Path, system_key: str, progress: ProgressCallback | None = None
+    *,
+    directory: Path,
+    system_key: str,
+    progress: ProgressCallback | None = None,
+    max_file_bytes: int | None = None,
 ) -> ImportSummary:
-    """Import `directory` (campaign.json, build.json, kat/, records/, profile/) for a system."""
-    root = Path(directory)
+    """Import `directory` (campaign.json, build.json, kat/, records/, profile/) for a system.
+
+    Only regular files inside the (resolved) folder are read, each up to `max_file_bytes`.
+    """
+    root = Path(directory).resolve()
+    limit = max_file_bytes or max_import_file_bytes()
     summary = ImportSummary()
     files = _dataset_files(root)
     display = lambda rel: str(root / rel)  # noqa: E731
 
-    campaign_bytes = (root / "campaign.json").read_bytes()
+    campaign_bytes = read_confined(root, "campaign.json", limit=limit)
     info = parse_campaign(
         display("campaign.json"), load_json(display("campaign.json"), campaign_bytes)
     )
@@ -189,7 +215,7 @@ def harness_dataset_import(
     for done, (rel, kind) in enumerate(files, start=1):
         summary.files_seen += 1
         path = display(rel)
-        content = (root / rel).read_bytes()
+        content = read_confined(root, rel, limit=limit)
         if known.get(rel) == sha256_hex(content):
             summary.files_unchanged += 1
             if progress:
@@ -222,7 +248,7 @@ def harness_dataset_import(
                 summary.counts["builds"] += int(changed)
                 builds_by_label[(entry.candidate, entry.label)] = build
         elif kind == EvidenceFile.Kind.KAT_LOG:
-            candidate, name = rel.split("/")[1], Path(rel).stem
+            candidate, name = _kat_log_instance(path, rel)
             log = parse_kat_log(path, content)
             instance = instance_for(candidate, name)
             build = instance.builds.filter(campaign=campaign).first()
@@ -272,251 +298,7 @@ def harness_dataset_import(
     summary.counts["submissions"] += Submission.objects.count() - submissions_before
     if summary.changed:
         _page_environment(campaign)
-        _apply_security_targets()
+        security_targets_apply()
         size_audit_recompute()
+        data_version_bump()
     return summary
-
-
-# --- CSV catalogs -----------------------------------------------------------------------------
-
-
-def _csv_rows(path: Path, text: str | None = None) -> list[tuple[int, dict[str, str]]]:
-    """(line number, row) of a `;`-separated catalog; `#` lines are comments."""
-    if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise HarnessDataError(str(path), "<file>", f"not UTF-8 text ({exc})") from exc
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)]
-    data = [(n, line) for n, line in lines if line.strip() and not line.lstrip().startswith("#")]
-    if not data:
-        return []
-    header_no, header = data[0]
-    columns = [c.strip() for c in header.split(";")]
-    rows = []
-    for n, line in data[1:]:
-        # The last column is free text and may itself contain ';' (e.g. a KAT issue's cause).
-        values = line.split(";", len(columns) - 1)
-        if len(values) != len(columns):
-            raise HarnessDataError(
-                f"{path}:{n}", "<row>", f"expected {len(columns)} fields, got {len(values)}"
-            )
-        rows.append((n, {c: v.strip() for c, v in zip(columns, values, strict=True)}))
-    return rows
-
-
-def _require(path: Path, n: int, row: dict[str, str], column: str) -> str:
-    if column not in row:
-        raise HarnessDataError(f"{path}:{n}", column, "column missing from the header")
-    if not row[column]:
-        raise HarnessDataError(f"{path}:{n}", column, "must not be empty")
-    return row[column]
-
-
-def _optional_int(path: Path, n: int, row: dict[str, str], column: str) -> int | None:
-    value = row.get(column, "")
-    if value == "":
-        return None
-    try:
-        number = int(value)
-    except ValueError as exc:
-        raise HarnessDataError(f"{path}:{n}", column, f"not an integer: {value!r}") from exc
-    if number < 0:
-        raise HarnessDataError(f"{path}:{n}", column, f"must not be negative: {number}")
-    return number
-
-
-def _sync(
-    model, key_fields: tuple[str, ...], rows: list[dict], summary: ImportSummary, name: str
-) -> None:
-    """Make `model` hold exactly `rows` (matched on `key_fields`), counting real changes."""
-    existing = {tuple(getattr(o, f) for f in key_fields): o for o in model.objects.all()}
-    seen = set()
-    for values in rows:
-        key = tuple(values[f] for f in key_fields)
-        seen.add(key)
-        obj = existing.get(key)
-        if obj is None:
-            model.objects.create(**values)
-            summary.counts[name] += 1
-            continue
-        if any(getattr(obj, f) != v for f, v in values.items()):
-            for f, v in values.items():
-                setattr(obj, f, v)
-            obj.save()
-            summary.counts[name] += 1
-    stale = [o.pk for k, o in existing.items() if k not in seen]
-    if stale:
-        model.objects.filter(pk__in=stale).delete()
-        summary.counts[name] += len(stale)
-
-
-def external_sizes_rows(path: Path, text: str | None = None) -> list[dict]:
-    """Parse ``external_sizes.csv`` (from `path`, or from `text` named `path`)."""
-    rows = []
-    basis_values = set(SizeBasis.values)
-    for n, row in _csv_rows(path, text):
-        basis = _require(path, n, row, "Basis")
-        if basis not in basis_values:
-            raise HarnessDataError(
-                f"{path}:{n}", "Basis", f"{basis!r} is not one of {', '.join(sorted(basis_values))}"
-            )
-        rows.append(
-            {
-                "candidate": _require(path, n, row, "ID"),
-                "instance_label": _require(path, n, row, "Instance"),
-                "public_key_bytes": _optional_int(path, n, row, "PublicKeyBytes"),
-                "ciphertext_bytes": _optional_int(path, n, row, "CiphertextBytes"),
-                "signature_bytes": _optional_int(path, n, row, "SignatureBytes"),
-                "basis": basis,
-            }
-        )
-    return rows
-
-
-def _kat_issue_rows(path: Path) -> list[dict]:
-    rows = []
-    for position, (n, row) in enumerate(_csv_rows(path)):
-        action = _require(path, n, row, "Action")
-        if action not in KatIssue.Action.values:
-            raise HarnessDataError(f"{path}:{n}", "Action", f"{action!r} is not measure|exclude")
-        rows.append(
-            {
-                "candidate": _require(path, n, row, "ID"),
-                "label_regex": _require(path, n, row, "Label"),
-                "action": action,
-                "cause": _require(path, n, row, "Cause"),
-                "position": position,
-            }
-        )
-    return rows
-
-
-def _kex_rows(path: Path) -> list[dict]:
-    return [
-        {
-            "candidate": _require(path, n, row, "ID"),
-            "instance_label": _require(path, n, row, "Instance"),
-            "pk_a_bytes": _optional_int(path, n, row, "PkABytes") or 0,
-            "pk_b_bytes": _optional_int(path, n, row, "PkBBytes") or 0,
-            "protocol_message_bytes": _optional_int(path, n, row, "ProtocolMessageBytes") or 0,
-        }
-        for n, row in _csv_rows(path)
-    ]
-
-
-def _target_rows(path: Path) -> list[dict]:
-    return [
-        {
-            "candidate": _require(path, n, row, "ID"),
-            "instance_label": _require(path, n, row, "Instance"),
-            "target_bits": _optional_int(path, n, row, "TargetBits"),
-        }
-        for n, row in _csv_rows(path)
-    ]
-
-
-def _note_rows(path: Path) -> list[dict]:
-    return [
-        {
-            "candidate": _require(path, n, row, "ID"),
-            "label_regex": _require(path, n, row, "Label"),
-            "note": _require(path, n, row, "Note"),
-            "position": position,
-        }
-        for position, (n, row) in enumerate(_csv_rows(path))
-    ]
-
-
-def _system_rows(path: Path) -> list[dict]:
-    return [
-        {
-            "key": _require(path, n, row, "ID"),
-            "arch": row.get("Arch", ""),
-            "hostname": row.get("Hostname", ""),
-            "description": row.get("Description", ""),
-        }
-        for n, row in _csv_rows(path)
-    ]
-
-
-def _apply_security_targets() -> None:
-    targets = {(t.candidate, t.instance_label): t.target_bits for t in SecurityTarget.objects.all()}
-    changed = []
-    for instance in Instance.objects.select_related("submission"):
-        bits = targets.get((instance.submission.key, instance.label))
-        if instance.security_target_bits != bits:
-            instance.security_target_bits = bits
-            changed.append(instance)
-    Instance.objects.bulk_update(changed, ["security_target_bits"])
-
-
-@transaction.atomic
-def catalogs_import(*, directory: Path, progress: ProgressCallback | None = None) -> ImportSummary:
-    """Import whichever of the known `;`-separated catalogs exist in `directory`."""
-    root = Path(directory)
-    summary = ImportSummary()
-    plan = [
-        ("external_sizes.csv", ExternalSize, ("candidate", "instance_label"), external_sizes_rows),
-        ("kat_issues.csv", KatIssue, ("candidate", "label_regex"), _kat_issue_rows),
-        ("kex_bandwidth.csv", KexBandwidth, ("candidate", "instance_label"), _kex_rows),
-        ("security_targets.csv", SecurityTarget, ("candidate", "instance_label"), _target_rows),
-        ("summary_notes.csv", SummaryNote, ("candidate", "label_regex"), _note_rows),
-    ]
-    present = [p for p in plan if (root / p[0]).is_file()]
-    systems_csv = root / "systems.csv"
-    total = len(present) + int(systems_csv.is_file())
-    done = 0
-    for name, model, keys, parse in present:
-        rows = parse(root / name)
-        summary.files_seen += 1
-        with audit_signal_paused():
-            _sync(model, keys, rows, summary, name.removesuffix(".csv").replace("_", " "))
-        done += 1
-        if progress:
-            progress(done, total, name)
-    if systems_csv.is_file():
-        summary.files_seen += 1
-        for values in _system_rows(systems_csv):
-            system, created = System.objects.get_or_create(key=values["key"], defaults=values)
-            if not created and any(getattr(system, k) != v for k, v in values.items()):
-                for k, v in values.items():
-                    setattr(system, k, v)
-                system.save()
-                created = True
-            summary.counts["systems"] += int(created)
-        done += 1
-        if progress:
-            progress(done, total, "systems.csv")
-    if summary.files_seen == 0:
-        raise HarnessDataError(str(root), "<folder>", "no known catalog (*.csv) found")
-    summary.files_unchanged = summary.files_seen if not summary.changed else 0
-    if summary.changed:
-        _apply_security_targets()
-        size_audit_recompute()
-    return summary
-
-
-EXTERNAL_SIZES_HEADER = "ID;Instance;PublicKeyBytes;CiphertextBytes;SignatureBytes;Basis"
-
-
-@transaction.atomic
-def external_sizes_replace(*, name: str, text: str) -> ImportSummary:
-    """Replace the external-size catalog with an uploaded CSV (all or nothing)."""
-    rows = external_sizes_rows(Path(name), text)
-    summary = ImportSummary(files_seen=1)
-    with audit_signal_paused():
-        _sync(ExternalSize, ("candidate", "instance_label"), rows, summary, "external sizes")
-    if summary.changed:
-        size_audit_recompute()
-    return summary
-
-
-def external_sizes_csv() -> str:
-    """The external-size catalog in its CSV format (the format `external_sizes_replace` reads)."""
-    lines = [EXTERNAL_SIZES_HEADER]
-    for e in ExternalSize.objects.order_by("candidate", "instance_label"):
-        values = (e.public_key_bytes, e.ciphertext_bytes, e.signature_bytes)
-        numbers = ["" if v is None else str(v) for v in values]
-        lines.append(";".join([e.candidate, e.instance_label, *numbers, e.basis]))
-    return "\n".join(lines) + "\n"

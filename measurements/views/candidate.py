@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_safe
 
 from measurements.charts import log_bar_chart
+from measurements.page_cache import cached_page
 from measurements.rendering.markdown import candidate_markdown
 from measurements.selectors.pages.candidate import CandidatePage, candidate_page
 from measurements.views.downloads import table_csv_response
 
 
+@require_safe
+@cached_page
 def candidate(request: HttpRequest, system_key: str, submission_key: str) -> HttpResponse:
     page = candidate_page(system_key, submission_key)
     if request.GET.get("format") == "csv":
@@ -37,13 +42,15 @@ def _table_csv(page: CandidatePage, key: str) -> HttpResponse:
     )
 
 
+@require_safe
+@cached_page
 def candidate_markdown_download(
     request: HttpRequest, system_key: str, submission_key: str
 ) -> HttpResponse:
     """The same page in the published Markdown format (as `export_pages` writes it)."""
     page = candidate_page(system_key, submission_key)
     response = HttpResponse(candidate_markdown(page), content_type="text/markdown; charset=utf-8")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{page.submission.key}_perf_{page.system.key}.md"'
+    response["Content-Disposition"] = content_disposition_header(
+        True, f"{page.submission.key}_perf_{page.system.key}.md"
     )
     return response

@@ -1,16 +1,20 @@
 """Pages for comparing candidates: rankings, candidate profiles, compare, measurement detail.
 
 Views stay thin: each calls one page builder from `measurements.selectors.pages` and renders
-it, or writes its table as CSV when asked with ``format=csv``.
+it, or writes its table as CSV when asked with ``format=csv``. Safe methods only (405
+otherwise), a malformed query string is a 400, and pages are cached per data version.
 """
 
 from __future__ import annotations
 
+from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_safe
 
 from measurements import charts_compare, charts_detail
+from measurements.page_cache import cached_page
 from measurements.selectors.pages import compare as compare_pages
 from measurements.selectors.pages import measurement as measurement_pages
 from measurements.selectors.pages import profile as profile_pages
@@ -18,6 +22,8 @@ from measurements.selectors.pages import rankings as rankings_pages
 from measurements.views.downloads import table_csv_response
 
 
+@require_safe
+@cached_page
 def rankings(request: HttpRequest, category: str) -> HttpResponse:
     page = rankings_pages.rankings_page(category, request.GET.dict())
     if request.GET.get("format") == "csv" and request.GET.get("table") == "unranked":
@@ -40,7 +46,11 @@ def rankings(request: HttpRequest, category: str) -> HttpResponse:
     return render(request, "measurements/compare/rankings.html", {"page": page, "chart": chart})
 
 
+@require_safe
+@cached_page
 def measurement_detail(request: HttpRequest, measurement_id: int) -> HttpResponse:
+    if set(request.GET) - {"format"} or request.GET.get("format", "") not in ("", "csv"):
+        raise BadRequest("The only query parameter of a measurement page is format=csv.")
     page = measurement_pages.measurement_page(measurement_id)
     if request.GET.get("format") == "csv":
         m = page.measurement

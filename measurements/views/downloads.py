@@ -7,6 +7,7 @@ import io
 from collections.abc import Iterable, Sequence
 
 from django.http import HttpResponse
+from django.utils.http import content_disposition_header
 
 from measurements.api.renderers import csv_cell
 
@@ -21,5 +22,5 @@ def table_csv_response(
     for row in rows:
         writer.writerow([csv_cell(value) for value in row])
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{filename}.csv")
     return response

@@ -9,9 +9,11 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_safe
 
 from measurements import charts_system
 from measurements.models import System
+from measurements.page_cache import cached_page
 from measurements.selectors.pages.index import IndexPage, index_page
 from measurements.selectors.pages.kat_overview import KatOverview
 from measurements.selectors.pages.kat_overview import kat_overview as kat_overview_page
@@ -27,6 +29,8 @@ def _system_or_404(key: str) -> System:
     return get_object_or_404(System, key=key)
 
 
+@require_safe
+@cached_page
 def performance_index(request: HttpRequest) -> HttpResponse:
     page = index_page()
     if request.GET.get("format") == "csv":
@@ -61,6 +65,8 @@ def _index_csv(page: IndexPage, table: str) -> HttpResponse:
     raise Http404(f"No index table {table!r}.")
 
 
+@require_safe
+@cached_page
 def system_summary(request: HttpRequest, system: str) -> HttpResponse:
     summary = system_summary_page(_system_or_404(system), request.GET.get("campaign"))
     if request.GET.get("format") == "csv":
@@ -86,11 +92,15 @@ def _summary_section_csv(summary: SystemSummary, category: str) -> HttpResponse:
     )
 
 
+@require_safe
+@cached_page
 def system_method(request: HttpRequest, system: str) -> HttpResponse:
     page = method_page(_system_or_404(system), request.GET.get("campaign"))
     return render(request, "measurements/system/method.html", {"page": page})
 
 
+@require_safe
+@cached_page
 def size_audit(request: HttpRequest) -> HttpResponse:
     # Disagreements are listed by default; the other states are counts, listed on request
     # (``state=all`` lists every row).
@@ -118,6 +128,8 @@ def size_audit(request: HttpRequest) -> HttpResponse:
     )
 
 
+@require_safe
+@cached_page
 def survey(request: HttpRequest) -> HttpResponse:
     page = survey_page()
     if request.GET.get("format") == "csv":
@@ -135,6 +147,8 @@ def survey(request: HttpRequest) -> HttpResponse:
     return render(request, "measurements/system/survey.html", {"page": page})
 
 
+@require_safe
+@cached_page
 def kat_overview(request: HttpRequest) -> HttpResponse:
     page = kat_overview_page()
     if request.GET.get("format") == "csv":

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 
 @pytest.fixture(autouse=True)
-def _unthrottled(settings):
+def _unthrottled(settings, db):
     """Throttling off (a rate of None) and a clean throttle cache, so no test is rate-limited
     by the requests of another; the throttle test sets its own rate."""
     settings.REST_FRAMEWORK = {

@@ -43,9 +43,10 @@ def test_download_serves_the_stored_bytes(evidence, api_client):
     url = links.api_url_for_evidence_download(evidence.pk)
     response = api_client.get(url, HTTP_ACCEPT="application/octet-stream")
     assert response.status_code == 200
-    assert response.content == b'{"mean_cycles": 1.5}\n'
+    body = response.getvalue()  # streamed: read once
+    assert body == b'{"mean_cycles": 1.5}\n'
     assert response["Content-Type"] == "application/json"
-    digest = hashlib.sha256(response.content)
+    digest = hashlib.sha256(body)
     assert response["ETag"] == f'"{digest.hexdigest()}"'
     assert response["Repr-Digest"] == f"sha-256=:{base64.b64encode(digest.digest()).decode()}:"
     assert 'filename="X-1__enc.json"' in response["Content-Disposition"]
@@ -61,4 +62,4 @@ def test_kat_log_download_as_text(arm1, api_client):
     log = EvidenceFile.objects.filter(campaign=arm1, kind="kat_log").first()
     response = api_client.get(links.api_url_for_evidence_download(log.pk))
     assert response["Content-Type"] == "text/plain; charset=utf-8"
-    assert hashlib.sha256(response.content).hexdigest() == log.sha256
+    assert hashlib.sha256(response.getvalue()).hexdigest() == log.sha256

@@ -115,3 +115,22 @@ def test_stored_aggregates_recomputable_from_api_trials(arm1, api_client):
         own = [t for t in trials if t["measurement"] == m.pk]
         mean = sum(t["cycles"] for t in own) / sum(t["measurements"] for t in own)
         assert mean == pytest.approx(m.mean_cycles, rel=1e-12), m
+
+
+def test_anonymous_json_reads_are_cached_until_the_data_changes(
+    arm1, page_cache, api_client, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from measurements.models import SummaryNote
+
+    url = "/api/v1/trials/?system=arm_1&submission=kem-29&page_size=5"
+    first = api_client.get(url).json()
+    assert len(first["results"]) == 5
+    with django_assert_max_num_queries(2):  # data version and cache entry only
+        assert api_client.get(url).json() == first
+    SummaryNote.objects.create(candidate="kem-29", label_regex="^x$", note="bumps the version")
+    with CaptureQueriesContext(connection) as queries:
+        assert api_client.get(url).json() == first
+    assert any("measurements_trial" in q["sql"] for q in queries.captured_queries)

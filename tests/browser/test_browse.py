@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -33,12 +32,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def browser_page():
+def browser_page(monkeypatch):
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    # Playwright's sync API runs an event loop; Django must allow its ORM calls around it.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    # Playwright's sync API runs an event loop; Django must allow its ORM calls around it (for
+    # this test only: a leaked variable fails `check --deploy` in tests/test_settings.py).
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -75,6 +75,8 @@ def test_index_to_candidate_to_evidence_and_back(shared_data, live_server, brows
 
     page.goto(live_server.url + "/")
     assert page.title()
+    # The stylesheet is a static file allowed by the Content-Security-Policy (no inline styles).
+    assert page.locator("header.site").evaluate("e => getComputedStyle(e).display") == "flex"
     link = page.locator('a[href="/performance/arm_1/kem-29/"]').first
     if link.count() == 0:  # the index may not list candidates: go through the summary
         page.locator('a[href="/performance/arm_1/"]').first.click()

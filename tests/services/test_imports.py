@@ -280,3 +280,15 @@ def test_size_audit_follows_catalog(empty_db):
     assert audits["public_key"].agrees and audits["public_key"].api_bytes == 32
     assert not audits["ciphertext"].agrees
     assert (audits["ciphertext"].api_bytes, audits["ciphertext"].catalog_bytes) == (48, 50)
+
+
+def test_catalog_label_pattern_that_does_not_compile_names_line(empty_db, tmp_path):
+    _write(tmp_path, "summary_notes.csv", "ID;Label;Note\nkem-90;^MINI-;fine\nkem-90;(;broken\n")
+    with pytest.raises(HarnessDataError) as info:
+        catalogs_import(directory=tmp_path)
+    assert str(info.value).endswith(
+        "summary_notes.csv:3: field 'Label': '(': not a valid pattern: missing ): ("
+    )
+    from measurements.models import SummaryNote
+
+    assert SummaryNote.objects.count() == 0

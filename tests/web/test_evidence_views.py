@@ -52,9 +52,11 @@ def test_raw_download_is_byte_exact(arm1, client, path, content_type):
     assert response["Content-Type"] == content_type
     filename = path.rsplit("/", 1)[-1]
     assert response["Content-Disposition"] == f'attachment; filename="{filename}"'
-    assert response.content == (ARM1_DATA / path).read_bytes()
+    body = b"".join(response.streaming_content)
+    assert body == (ARM1_DATA / path).read_bytes()
+    assert response["Content-Length"] == str(len(body))
     if path.endswith(".json"):
-        json.loads(response.content)
+        json.loads(body)
 
 
 def test_every_evidence_link_of_a_candidate_page_resolves(arm1, client):

@@ -10,16 +10,17 @@ Seven queries whatever the number of candidates.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
+from django.core.exceptions import BadRequest
 from django.http import Http404
 
 from measurements import formatting as fmt
 from measurements.domain import CATEGORIES, CategorySpec, KatStatus
+from measurements.label_patterns import label_matches
 from measurements.links import (
     api_url_for_rankings,
     candidate_url,
@@ -172,16 +173,39 @@ class RankingsPage:
         return f"Rankings — {self.spec.label}, {target}, system {self.filters.system or '–'}"
 
 
+#: The query parameters of the rankings page (``format=csv`` is read by the view).
+QUERY_PARAMS = frozenset({"system", "target", "kat", "verdict", "q", "sort", "dir", "format"})
+
+
+def _check_query(params: dict[str, str]) -> None:
+    """A malformed query string is a 400 naming the parameter (never silently another page)."""
+    unknown = sorted(set(params) - QUERY_PARAMS)
+    if unknown:
+        allowed = ", ".join(sorted(QUERY_PARAMS))
+        raise BadRequest(f"Unknown query parameter {unknown[0]!r}; allowed: {allowed}.")
+    target = params.get("target", "").strip()
+    if target not in ("", "any") and not (target.isascii() and target.isdigit()):
+        raise BadRequest(f"target: {target!r} is neither a number of bits nor 'any'.")
+    if params.get("dir", "") not in ("", "asc", "desc"):
+        raise BadRequest("dir: 'asc' or 'desc'.")
+    if params.get("format", "") not in ("", "csv"):
+        raise BadRequest("format: only 'csv'.")
+    if any("\x00" in value for value in params.values()):
+        raise BadRequest("A query parameter contains a NUL character.")
+
+
 def read_filters(category: str, params: dict[str, str]) -> RankingFilters:
-    """The page state from the query string; unknown categories are a 404."""
+    """The page state from the query string; unknown categories are a 404, a malformed query
+    string a 400 (`BadRequest`)."""
     spec = CATEGORIES.get(category)
     if spec is None or spec.summary is None:
         raise Http404(f"No ranked category {category!r}.")
+    _check_query(params)
     raw_target = params.get("target", "").strip()
     target: int | None = DEFAULT_TARGET
     if raw_target == "any":
         target = None
-    elif raw_target.isdigit():
+    elif raw_target:
         target = int(raw_target)
     return RankingFilters(
         category=category,
@@ -233,7 +257,9 @@ def rankings_page(category: str, params: dict[str, str]) -> RankingsPage:
     campaign = campaign_for_system(system) if system else None
     base = _base_columns(spec)
     keys = [k for k, _, _ in base]
-    if filters.sort not in keys:
+    if filters.sort and filters.sort not in keys:
+        raise BadRequest(f"sort: {filters.sort!r} is not a column; columns: {', '.join(keys)}.")
+    if not filters.sort:
         filters = replace(filters, sort=_figure_key(*spec.summary.figure_points()[0]))
     data = _RankingData.load(spec, campaign)
     if "target" not in params and data.targets and filters.target not in data.targets:
@@ -466,7 +492,5 @@ class _RankingData:
 
 
 def _search(pattern: str, label: str) -> bool:
-    try:
-        return re.search(pattern, label) is not None
-    except re.error:
-        return pattern == label
+    """RE2, never Python `re`: the pattern is curator input (an invalid one matches itself)."""
+    return label_matches(pattern, label) or pattern == label

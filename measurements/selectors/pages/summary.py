@@ -13,6 +13,7 @@ from typing import Any
 from measurements import formatting as fmt
 from measurements import links
 from measurements.domain import CATEGORIES, HASH_MESSAGE_BYTES
+from measurements.label_patterns import CompiledLabelPattern
 from measurements.models import (
     Build,
     Campaign,
@@ -206,9 +207,9 @@ class _SummaryData:
     api_sizes: dict[int, dict[str, Any]]  # instance id → sizes of its first record with sizes
     sizes: dict[tuple[str, str], ExternalSize]
     bandwidth: dict[tuple[str, str], KexBandwidth]
-    notes: dict[str, list[tuple[re.Pattern[str], SummaryNote]]]
+    notes: dict[str, list[tuple[CompiledLabelPattern, SummaryNote]]]
     # KAT issues with action "exclude": their instances are not timed.
-    excluded: dict[str, list[tuple[re.Pattern[str], KatIssue]]]
+    excluded: dict[str, list[tuple[CompiledLabelPattern, KatIssue]]]
     # ICCS pseudoXOF baseline: (output bits, message length) → mean cycles.
     baseline: dict[tuple[int, int], float] = field(default_factory=dict)
 

@@ -3,12 +3,12 @@ with footnotes from the KAT issue catalog."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from measurements import formatting as fmt
 from measurements import links
+from measurements.label_patterns import label_matches
 from measurements.models import KatIssue
 from measurements.selectors.pages.candidate.data import CandidateData
 from measurements.selectors.pages.cells import Table, code, text
@@ -44,11 +44,9 @@ def kat_notes(
 
 
 def _matches(label_regex: str, label: str) -> bool:
-    """The catalog's regex matches the label (an invalid regex matches its own text only)."""
-    try:
-        return re.search(label_regex, label) is not None
-    except re.error:
-        return label_regex == label
+    """The catalog's regex matches the label (an invalid regex matches its own text only).
+    RE2, never Python `re`: the pattern is curator input (see measurements.label_patterns)."""
+    return label_matches(label_regex, label) or label_regex == label
 
 
 def kat_section(data: CandidateData) -> KatSection:
