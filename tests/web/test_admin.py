@@ -195,3 +195,14 @@ def test_catalog_edit_refuses_a_newline_and_an_oversized_number(staff_client, em
     assert errors["instance_label"] == ["contains the control character U+000A"]
     assert errors["public_key_bytes"] == ["Ensure this value is less than or equal to 4294967296."]
     assert ExternalSize.objects.count() == 0
+
+
+def test_catastrophic_kat_issue_pattern_does_not_hang_the_candidate_page(staff_client, arm1):
+    from measurements.models import KatIssue
+
+    KatIssue.objects.create(
+        candidate="kem-29", label_regex="(.*.*.*.*.*.*)*X", action="measure", cause="c"
+    )
+    # With Python's backtracking `re` this request would not finish; RE2 answers at once.
+    assert staff_client.get("/performance/arm_1/kem-29/").status_code == 200
+    assert staff_client.get("/kat/").status_code == 200
