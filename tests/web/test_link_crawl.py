@@ -7,6 +7,9 @@ from collections import deque
 from html import unescape
 from urllib.parse import urldefrag, urljoin
 
+from django.conf import settings as django_settings
+from django.contrib.staticfiles import finders
+
 HREF = re.compile(r'(?:href|src)="([^"]+)"')
 #: Followed but not parsed: JSON/API answers and raw downloads carry no page links to check.
 NOT_PARSED = ("/api/", "/evidence/", "/admin/")
@@ -22,6 +25,9 @@ def _links(base: str, html: str) -> set[str]:
     return found
 
 
+STATIC_PREFIX = "/" + django_settings.STATIC_URL.lstrip("/")
+
+
 def crawl(client, start: str = "/") -> tuple[dict[str, int], dict[str, str]]:
     """Status of every internal URL reachable from `start`, and where each was found."""
     status: dict[str, int] = {}
@@ -29,6 +35,10 @@ def crawl(client, start: str = "/") -> tuple[dict[str, int], dict[str, str]]:
     queue = deque([start])
     while queue and len(status) < LIMIT:
         url = queue.popleft()
+        if url.startswith(STATIC_PREFIX):
+            # Static files are served by the web server, not the app: the file must exist.
+            status[url] = 200 if finders.find(url.removeprefix(STATIC_PREFIX)) else 404
+            continue
         response = client.get(url)
         status[url] = response.status_code
         content_type = response.get("Content-Type", "")

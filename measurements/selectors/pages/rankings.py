@@ -174,7 +174,9 @@ class RankingsPage:
 
 
 #: The query parameters of the rankings page (``format=csv`` is read by the view).
-QUERY_PARAMS = frozenset({"system", "target", "kat", "verdict", "q", "sort", "dir", "format"})
+QUERY_PARAMS = frozenset(
+    {"system", "target", "kat", "verdict", "q", "sort", "dir", "format", "table"}
+)
 
 
 def _check_query(params: dict[str, str]) -> None:
