@@ -223,7 +223,10 @@ def functional_check(
             str(verdict),
         ]
         res = run_sandboxed(
-            argv, cwd=scratch, limits=limits or Limits(wall_seconds=300, cpu_seconds=300)
+            argv,
+            cwd=scratch,
+            limits=limits or Limits(wall_seconds=300, cpu_seconds=300),
+            read_only=[FUNCTIONAL_CHECK, library],
         )
         text = verdict.read_text(encoding="utf-8") if verdict.is_file() else ""
     if res.status is Outcome.OK:
@@ -351,7 +354,7 @@ def _run_kat_steps(
         ]
         for step in (cmd, link):
             notes.append("$ " + " ".join(step))
-            rc, err = run_compile(step, kat_dir)
+            rc, err = run_compile(step, kat_dir, read_only=[manifest.root, build.build_dir])
             if err.strip():
                 notes.append(err.rstrip())
             if rc != 0:

@@ -150,7 +150,8 @@ def link_profile_library(
         *(str(tools.wrap_objects[fn]) for fn in wrapped),
         *link_libs,
     ]
-    rc, stderr = run_compile(cmd, out.parent)
+    inputs = {Path(p).parent for p in (*objects, *tools.core_objects)}
+    rc, stderr = run_compile(cmd, out.parent, read_only=sorted(inputs))
     if rc != 0:
         raise ProfileError(f"profile link failed: {stderr.strip()}")
     return out, wrapped, cmd
@@ -191,7 +192,9 @@ def run_profile(
     if counter:
         argv += ["--counter", counter]
     argv += [*extra_args, str(library), operation]
-    res = run_sandboxed(argv, limits=(limits or Limits()).but(wall_seconds=timeout_s))
+    res = run_sandboxed(
+        argv, limits=(limits or Limits()).but(wall_seconds=timeout_s), read_only=[library]
+    )
     try:
         run = parse_profile_output(res.stdout)
     except DriverOutputError as exc:

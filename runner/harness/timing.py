@@ -246,7 +246,9 @@ def sandbox_runner(limits: Limits | None = None) -> Runner:
     base = limits or Limits()
 
     def run(argv: list[str], timeout_s: float) -> SandboxResult:
-        return run_sandboxed(argv, limits=base.but(wall_seconds=timeout_s))
+        # The library under test is the one argument naming a file: readable, nothing else.
+        files = [Path(a) for a in argv[1:] if a.startswith("/") and Path(a).is_file()]
+        return run_sandboxed(argv, limits=base.but(wall_seconds=timeout_s), read_only=files)
 
     return run
 
