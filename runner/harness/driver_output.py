@@ -290,14 +290,17 @@ def build_timing_record(
     ended_utc: str | None = None,
     environment: dict[str, Any] | None = None,
     error: str | None = None,
+    status: str | None = None,
 ) -> dict[str, Any]:
     """Assemble a timing record from the accepted runs (one per trial process).
+
+    ``status`` overrides the derived complete/failed (``INCONSISTENT``: no runs accepted).
 
     Aggregates follow `measurements.stats` (the guide's Σcycles / Σcalls); the sample statistics
     are over per-call values of every batch sample.
     """
     trials = [t for run in runs for t in run.trials]
-    status = "complete" if trials and error is None else "failed"
+    status = status or ("complete" if trials and error is None else "failed")
     record: dict[str, Any] = {
         "schema": SCHEMA,
         "status": status,

@@ -102,6 +102,8 @@ class SandboxResult:
     cpu_user_seconds: float = 0.0  # the whole tree, measured by the parent (wait4)
     cpu_system_seconds: float = 0.0
     sandboxed: bool = True
+    channel: bytes = b""  # what arrived on the result channel (``result_option``)
+    channel_bytes: int = 0
 
     @property
     def ok(self) -> bool:
@@ -278,6 +280,7 @@ class _Run:
     started: float
     confined: bool
     single_process: bool = False
+    result_option: str | None = None  # e.g. "--result-fd": a pipe for the record
 
     def result(self, status: Outcome, detail: str, **kw: object) -> SandboxResult:
         kw.setdefault("returncode", None)
@@ -322,6 +325,7 @@ def run_sandboxed(
     read_only: Sequence[Path | str] = (),
     pass_fds: Sequence[int] = (),
     single_process: bool = False,
+    result_option: str | None = None,
 ) -> SandboxResult:
     """Run ``argv`` confined and under ``limits``; never raises for anything the child does.
 
@@ -332,13 +336,20 @@ def run_sandboxed(
     ``single_process`` runs ``argv`` as the namespace's pid 1 (``--as-pid-1``), so
     that ``wait4`` sees its CPU time (a program that forks no orphans: the timing
     driver); otherwise bubblewrap's own init reaps orphans and the CPU time is
-    bubblewrap's only.
+    bubblewrap's only.  ``result_option`` opens a pipe for the program's record and
+    appends ``[result_option, <fd>]`` to ``argv``; what arrives is ``channel``.
     """
     own_tmp = cwd is None
     workdir = Path(tempfile.mkdtemp(prefix="ngcc-sbx-")) if own_tmp else Path(cwd)
     refused = namespaces_refused()
     run = _Run(
-        [str(a) for a in argv], workdir, limits, time.monotonic(), not refused, single_process
+        [str(a) for a in argv],
+        workdir,
+        limits,
+        time.monotonic(),
+        not refused,
+        single_process,
+        result_option,
     )
     try:
         if refused and not unsandboxed_allowed():
@@ -361,13 +372,16 @@ def _spawn(
     read_only: list[Path],
     pass_fds: Sequence[int],
     cgroup: PidsCgroup,
-) -> tuple[subprocess.Popen, _StatusReader | None]:
+) -> tuple[subprocess.Popen, _StatusReader | None, _Reader | None]:
     limits = run.limits
     nproc = user_process_count() + limits.processes if limits.processes else None
     status_r, status_w = os.pipe() if run.confined else (-1, -1)
+    result_r, result_w = os.pipe() if run.result_option else (-1, -1)
+    argv = [*run.argv, run.result_option, str(result_w)] if run.result_option else run.argv
+    mine = [fd for fd in (status_w, result_w) if fd >= 0]
     if run.confined:
         command = bwrap_argv(
-            run.argv,
+            argv,
             workdir=run.workdir,
             env=env,
             read_only=read_only,
@@ -376,7 +390,7 @@ def _spawn(
         )
         env = {"PATH": SAFE_PATH, "LANG": "C", "LC_ALL": "C"}
     else:
-        command = run.argv
+        command = argv
     try:
         proc = subprocess.Popen(
             command,
@@ -387,20 +401,23 @@ def _spawn(
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
-            pass_fds=(*pass_fds, status_w) if run.confined else tuple(pass_fds),
+            pass_fds=(*pass_fds, *mine),
             preexec_fn=limit_setter(limits, nproc, cgroup.join_fn()),
         )
     except BaseException:
-        if run.confined:
-            os.close(status_r)
+        for fd in (status_r, result_r):
+            if fd >= 0:
+                os.close(fd)
         raise
     finally:
-        if run.confined:
-            os.close(status_w)
+        for fd in mine:
+            os.close(fd)
     status = _StatusReader(status_r) if run.confined else None
-    if status is not None:
-        status.start()
-    return proc, status
+    channel = _Reader(os.fdopen(result_r, "rb"), limits.output_bytes) if result_r >= 0 else None
+    for thread in (status, channel):
+        if thread is not None:
+            thread.start()
+    return proc, status, channel
 
 
 def _execute(
@@ -415,7 +432,7 @@ def _execute(
     cgroup = PidsCgroup(limits.processes + 2 if limits.processes else None)
     try:
         try:
-            proc, status = _spawn(run, env, stdin, read_only, pass_fds, cgroup)
+            proc, status, channel = _spawn(run, env, stdin, read_only, pass_fds, cgroup)
         except (OSError, subprocess.SubprocessError) as exc:
             return run.result(Outcome.SPAWNFAIL, f"cannot start: {exc}", stderr=str(exc))
         readers = [
@@ -434,10 +451,10 @@ def _execute(
             waiter.join()
         proc.returncode = os.waitstatus_to_exitcode(waiter.status or 0)
         _kill_group(proc.pid)  # strays of an unconfined run
+        readers += [channel] if channel is not None else []
         for r in readers:
             r.join(timeout=5)
-        for stream in (proc.stdout, proc.stderr):
-            stream.close()
+            r.stream.close()
         return _classify(run, proc.returncode, timed_out, readers, waiter.rusage)
     finally:
         cgroup.remove()
@@ -519,6 +536,8 @@ def _classify(
         stderr=readers[1].text(),
         stdout_bytes=readers[0].total,
         stderr_bytes=readers[1].total,
+        channel=readers[2].data() if len(readers) > 2 else b"",
+        channel_bytes=readers[2].total if len(readers) > 2 else 0,
         cpu_user_seconds=getattr(rusage, "ru_utime", 0.0),
         cpu_system_seconds=getattr(rusage, "ru_stime", 0.0),
     )
