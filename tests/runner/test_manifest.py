@@ -180,6 +180,8 @@ def test_symlink_inside_the_root_is_fine(tmp_path):
         ('colour = "red"', "unknown key"),
         ('kat_digest = "abc strict x.txt"', "kat_digest"),
         ("kat_timeout = -1", "kat_timeout"),
+        ("kat_timeout = inf", "kat_timeout"),
+        ("kat_timeout = nan", "kat_timeout"),
         ('kat_output = "../x.txt"', "kat_output"),
     ],
 )
@@ -216,3 +218,16 @@ def test_digest_line_parsing_and_round_trip():
     for bad in [f"{sha} loose lbl/x", f"{sha[:-1]} strict lbl/x", f"{sha} strict:x lbl/x"]:
         with pytest.raises(ManifestError):
             KatDigest.parse(bad)
+
+
+def test_manifest_cannot_raise_its_kat_timeout_above_the_operator_maximum(tmp_path, monkeypatch):
+    monkeypatch.delenv("NGCC_MAX_KAT_TIMEOUT", raising=False)
+    inst = load_manifest(write(tmp_path, instance_extra="kat_timeout = 1e12")).instances[0]
+    assert (inst.kat_timeout, inst.kat_timeout_requested) == (900.0, 1e12)
+    monkeypatch.setenv("NGCC_MAX_KAT_TIMEOUT", "5")
+    inst = load_manifest(write(tmp_path, instance_extra="kat_timeout = 1e12")).instances[0]
+    assert inst.kat_timeout == 5.0
+    # Lowering is the manifest's right; the default is the operator's maximum.
+    inst = load_manifest(write(tmp_path, instance_extra="kat_timeout = 2")).instances[0]
+    assert inst.kat_timeout == 2.0
+    assert load_manifest(write(tmp_path)).instances[0].kat_timeout == 5.0
