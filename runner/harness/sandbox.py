@@ -388,7 +388,7 @@ def _spawn(
             status_fd=status_w,
             as_pid_1=run.single_process,
         )
-        env = {"PATH": SAFE_PATH, "LANG": "C", "LC_ALL": "C"}
+        env = {}  # bwrap itself (pid 1 inside, whose environ the child can read) gets none
     else:
         command = argv
     try:
@@ -433,7 +433,7 @@ def _execute(
     try:
         try:
             proc, status, channel = _spawn(run, env, stdin, read_only, pass_fds, cgroup)
-        except (OSError, subprocess.SubprocessError) as exc:
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
             return run.result(Outcome.SPAWNFAIL, f"cannot start: {exc}", stderr=str(exc))
         readers = [
             _Reader(proc.stdout, limits.output_bytes),

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_V1_PIDS = CGROUP_ROOT / "pids"
 
 
 def user_process_count() -> int:
@@ -41,10 +44,8 @@ class PidsCgroup:
 
     @staticmethod
     def _create(max_pids: int) -> Path | None:
-        for root in CGROUP_ROOTS:
-            if not (root / "pids.max").exists() and not _v2_has_pids(root):
-                continue
-            path = root / f"ngcc-sbx-{uuid.uuid4().hex[:12]}"
+        for base in _own_pids_cgroups():
+            path = base / f"ngcc-sbx-{uuid.uuid4().hex[:12]}"
             try:
                 path.mkdir()
                 (path / "pids.max").write_text(str(max_pids))
@@ -69,22 +70,58 @@ class PidsCgroup:
         return join
 
     def remove(self) -> None:
-        if self.path is not None:
-            _remove(self.path)
+        """Kill whatever is still in the cgroup, then remove it (bounded: 2 s)."""
+        if self.path is None:
+            return
+        deadline = time.monotonic() + 2.0
+        while True:
+            for pid in self.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            if _remove(self.path) or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)  # exiting processes leave the cgroup once reaped
+
+    def pids(self) -> list[int]:
+        try:
+            text = (self.path / "cgroup.procs").read_text() if self.path else ""
+        except OSError:
+            return []
+        return [int(x) for x in text.split()]
 
 
-def _v2_has_pids(root: Path) -> bool:
+def _own_pids_cgroups() -> list[Path]:
+    """Where this process may create a child pids cgroup: its own cgroup in the v1 ``pids``
+    hierarchy, or in the v2 hierarchy when the pids controller is enabled below it."""
     try:
-        return "pids" in (root / "cgroup.subtree_control").read_text().split()
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
-        return False
+        return []
+    found = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            found.append(CGROUP_V1_PIDS / path.lstrip("/"))
+        elif controllers == "":
+            base = CGROUP_ROOT / path.lstrip("/")
+            try:
+                if "pids" in (base / "cgroup.subtree_control").read_text().split():
+                    found.append(base)
+            except OSError:
+                pass
+    return [p for p in found if p.is_dir()]
 
 
-def _remove(path: Path) -> None:
+def _remove(path: Path) -> bool:
     try:
         path.rmdir()
+    except FileNotFoundError:
+        return True
     except OSError:
-        pass
+        return False
+    return True
 
 
 def limit_setter(limits, nproc: int | None, join: Callable[[], None] | None = None):
