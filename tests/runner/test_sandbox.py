@@ -157,3 +157,17 @@ def test_no_network_and_no_project_folder():
     res = py(code)
     lines = res.stdout.split("\n")
     assert lines[0].startswith("refused") and lines[1] == "False False"
+
+
+def test_without_namespaces_runs_are_refused_unless_the_operator_allowed_them(monkeypatch):
+    # The kernel refusing namespaces cannot happen on our machines: the probe is replaced.
+    from runner.harness import sandbox
+
+    monkeypatch.setattr(sandbox, "namespaces_refused", lambda: "bwrap refused: no userns")
+    monkeypatch.delenv("NGCC_ALLOW_UNSANDBOXED", raising=False)
+    res = py("print('ran')")
+    assert res.status is Outcome.SPAWNFAIL and res.stdout == ""
+    assert "no sandbox here (bwrap refused: no userns); see --allow-unsandboxed" in res.detail
+    monkeypatch.setenv("NGCC_ALLOW_UNSANDBOXED", "1")
+    res = py("print('ran')")
+    assert res.ok and res.stdout == "ran\n" and res.sandboxed is False
