@@ -71,6 +71,7 @@ COMPILE_LIMITS = Limits(
     file_size_bytes=2 << 30,
     processes=64,
     output_bytes=256 << 10,
+    pids_cgroup=False,  # no candidate code runs in the compiler
 )
 _WARNING = re.compile(r"^.*\bwarning:.*$", re.MULTILINE)
 
