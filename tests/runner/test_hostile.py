@@ -181,6 +181,23 @@ def test_forged_timing_record_is_inconsistent_with_no_figures(hostile_checks, dr
         assert evidence["witness"]["cpu_s"] >= 0.4 and '"cycles":42' in evidence["channel"]
 
 
+def test_inconsistent_record_is_stored_with_evidence_and_no_figures(db, hostile_checks, driver):
+    from measurements.models import Measurement
+    from runner.measure import evidence_path, store_timing_json
+    from tests.factories import CampaignFactory, InstanceFactory
+
+    library = hostile_checks["forge-channel"].build.library
+    m = measure_operation(driver=driver, library=library, operation="keygen", guide=TINY_GUIDE)
+    campaign, instance = CampaignFactory(), InstanceFactory(label="forge-channel")
+    record = m.to_record(candidate=instance.submission.key, label="forge-channel")
+    path = evidence_path("records", instance.submission.key, "forge-channel", "keygen", 0)
+    store_timing_json(campaign=campaign, path=path, record=record, instance=instance)
+    stored = Measurement.objects.get(campaign=campaign, instance=instance, operation="keygen")
+    assert stored.status == "INCONSISTENT" and stored.trials.count() == 0
+    assert stored.mean_cycles is None and stored.measurements == 0
+    assert b"CPU time measured from outside" in bytes(stored.evidence.content)
+
+
 def test_honest_long_run_passes_the_witness(hostile_checks, driver):
     # The write-outside library only misbehaves in KAT executables: timed, it is honest.
     library = hostile_checks["write-outside"].build.library
