@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <unistd.h>
 
 #include "../counter/counter.h"
 #include "cli.h"
@@ -110,24 +109,13 @@ static void print_record(FILE *out, const report *r, const char *error)
  * object it expects (and consistent with the CPU time it measured itself). */
 static int emit(const report *r, const char *error)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
+    char *buf;
+    size_t len;
+    FILE *mem = ngcc_record_open(&buf, &len);
     if (!mem)
         return 70;
     print_record(mem, r, error);
-    if (fclose(mem) != 0)
-        return 70;
-    int fd = r->cli->result_fd >= 0 ? r->cli->result_fd : STDOUT_FILENO;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = write(fd, buf + done, len - done);
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
-    free(buf);
-    if (done < len)
+    if (ngcc_record_send(mem, &buf, &len, r->cli->result_fd) != 0)
         return 74;
     return error ? 2 : 0;
 }

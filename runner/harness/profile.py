@@ -192,11 +192,16 @@ def run_profile(
     if counter:
         argv += ["--counter", counter]
     argv += [*extra_args, str(library), operation]
+    # Like the timing driver: pid 1 of its namespace, the record on the parent's own pipe.
     res = run_sandboxed(
-        argv, limits=(limits or Limits()).but(wall_seconds=timeout_s), read_only=[library]
+        argv,
+        limits=(limits or Limits()).but(wall_seconds=timeout_s),
+        read_only=[library],
+        single_process=True,
+        result_option="--result-fd",
     )
     try:
-        run = parse_profile_output(res.stdout)
+        run = parse_profile_output(res.channel.decode("utf-8", errors="replace"))
     except DriverOutputError as exc:
         raise ProfileError(f"{operation}: {res.describe()}: {exc}") from exc
     return run, argv, res.stderr

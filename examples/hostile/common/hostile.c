@@ -13,7 +13,7 @@
  *   HOSTILE_DAEMON         setsid double-fork a daemon, then hang the KAT run
  *   HOSTILE_FORGE_STDOUT   in the timing driver: print a fake 42-cycle record on
  *                          stdout and exit 0
- *   HOSTILE_FORGE_CHANNEL  in the timing driver: burn 0.4 s of CPU, then write a fake
+ *   HOSTILE_FORGE_CHANNEL  in the timing driver: burn 0.8 s of CPU, then write a fake
  *                          42-cycle record on every open pipe and exit 0
  * The project folder is derived from this file's own path (__FILE__ is absolute:
  * the harness compiles absolute paths), as an attacker would.
