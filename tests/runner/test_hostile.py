@@ -207,3 +207,30 @@ def test_honest_long_run_passes_the_witness(hostile_checks, driver):
     witness = m.processes[-1]["meta"]["witness"]
     assert witness["accounted_s"] <= witness["wall_s"] + 0.05
     assert witness["timed_s"] > 0
+
+
+@pytest.mark.slow
+def test_forged_submission_through_a_campaign_stores_no_figures(db, tmp_path, settings):
+    """The whole runner path (steps run here, as test_timing_store does)."""
+    from measurements.models import Measurement
+    from runner.services import CampaignSettings, campaign_start, submission_add, system_register
+    from runner.tasks import run_step
+
+    settings.NGCC_WORK_DIR = tmp_path
+    system_register(key="forge_1", cpu=0, allow_unfixed_host=True)
+    submission_add(manifest_path=EXAMPLES / "hostile-forge-stdout.toml")
+    tiny = CampaignSettings(
+        planner="guide",
+        operations=("keygen",),
+        guide_overrides={"trials": 2, "target_trial_s": 0.01, "min_total_calls": 20},
+    )
+    campaign = campaign_start(system_key="forge_1", settings=tiny, enqueue=False)
+    for step_id in campaign.steps.order_by("seq").values_list("id", flat=True):
+        run_step(step_id)
+    kat = campaign.steps.get(phase="kat")
+    assert kat.status == "done"  # the library is a correct toy KEM outside the timing driver
+    measure = campaign.steps.get(phase="measure", operation="keygen")
+    assert measure.status == "failed" and "result channel" in measure.summary
+    stored = Measurement.objects.get(campaign=campaign, operation="keygen")
+    assert stored.status == "INCONSISTENT" and stored.trials.count() == 0
+    assert stored.mean_cycles is None and stored.evidence is not None
