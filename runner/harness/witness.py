@@ -28,6 +28,7 @@ claiming less work than the process really did cannot be told apart.
 from __future__ import annotations
 
 from runner.harness.driver_output import DriverRun
+from runner.harness.perf_witness import perf_refusal
 from runner.harness.sandbox import SandboxResult
 
 FIXED_OVERHEAD_S = 0.3
@@ -69,6 +70,9 @@ def check_witness(run: DriverRun, res: SandboxResult) -> dict[str, float]:
         "wall_s": round(res.wall_seconds, 6),
         "timed_s": timed,
         "accounted_s": accounted,
+        # The hardware witness (user-mode cycles counted by the kernel on the child): why it
+        # is not available here, or that it is and is not used yet.
+        "perf_cycles": perf_refusal() or "available, not used yet",
     }
     if timed > res.wall_seconds + WALL_SLACK_S:
         raise InconsistentRecord(

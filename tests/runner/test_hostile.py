@@ -234,3 +234,14 @@ def test_forged_submission_through_a_campaign_stores_no_figures(db, tmp_path, se
     stored = Measurement.objects.get(campaign=campaign, operation="keygen")
     assert stored.status == "INCONSISTENT" and stored.trials.count() == 0
     assert stored.mean_cycles is None and stored.evidence is not None
+
+
+def test_hardware_cycle_witness_reports_why_it_is_unavailable():
+    from runner.harness.perf_witness import open_user_cycles, perf_refusal
+
+    reason = perf_refusal()
+    if not reason:
+        pytest.skip("this machine has a PMU: user-mode cycles can be counted")
+    # Our VMs have no PMU: the kernel refuses, and says why.
+    assert reason.startswith("perf_event_open refused: ") and "errno" in reason
+    assert open_user_cycles(os.getpid()) == (None, reason)
