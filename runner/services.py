@@ -81,6 +81,35 @@ def system_register(
     return system
 
 
+def _system_ready_to_measure(system_key: str) -> System:
+    """The registered system, unless its host or sandbox problems were not accepted."""
+    system = System.objects.filter(key=system_key).first()
+    if system is None:
+        raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
+    if system.sandbox_refused and not system.allow_unsandboxed:
+        raise RunnerError(
+            f"system {system_key} cannot sandbox candidate code ({system.sandbox_refused}); "
+            "register it with --allow-unsandboxed to measure anyway (pages will say so)"
+        )
+    if system.host_problems and not system.allow_unfixed_host:
+        raise RunnerError(
+            f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
+            "register it with --allow-unfixed-host to measure anyway (pages will say so)"
+        )
+    return system
+
+
+def _submissions_with_manifest(submission_keys: list[str] | None):
+    """Submissions with a registered manifest (all, or exactly the keys asked for)."""
+    submissions = Submission.objects.exclude(manifest={})
+    if submission_keys:
+        submissions = submissions.filter(key__in=submission_keys)
+        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
+        if missing:
+            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
+    return submissions
+
+
 def _sandbox_problems(system: System) -> list[str]:
     """A campaign on a system without the sandbox is flagged on every page it feeds."""
     if not system.sandbox_refused:
@@ -172,25 +201,8 @@ def campaign_start(
     enqueue: bool = True,
 ) -> Campaign:
     """Plan a campaign (one step per build/KAT/calibration/measurement/profile) and enqueue it."""
-    system = System.objects.filter(key=system_key).first()
-    if system is None:
-        raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
-    if system.sandbox_refused and not system.allow_unsandboxed:
-        raise RunnerError(
-            f"system {system_key} cannot sandbox candidate code ({system.sandbox_refused}); "
-            "register it with --allow-unsandboxed to measure anyway (pages will say so)"
-        )
-    if system.host_problems and not system.allow_unfixed_host:
-        raise RunnerError(
-            f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
-            "register it with --allow-unfixed-host to measure anyway (pages will say so)"
-        )
-    submissions = Submission.objects.exclude(manifest={})
-    if submission_keys:
-        submissions = submissions.filter(key__in=submission_keys)
-        missing = set(submission_keys) - set(submissions.values_list("key", flat=True))
-        if missing:
-            raise RunnerError(f"no manifest registered for {', '.join(sorted(missing))}")
+    system = _system_ready_to_measure(system_key)
+    submissions = _submissions_with_manifest(submission_keys)
     labels = _manifest_labels(submissions)
     if settings.instances:
         labels = [label for label in labels if label in settings.instances]

@@ -284,15 +284,8 @@ def _instance(
     where = f"instance[{label}]"
     spec = {**defaults, **raw}
     inst_dir = confine(root, raw.get("dir"), f"{where}.dir", kind="dir")
-    sources = _select_sources(root, inst_dir, spec, where)
-    if api_dir is not None:
-        # The official ICCS files come from the API package when the instance lacks them.
-        names = {p.name for p in sources}
-        for official in OFFICIAL_SOURCES:
-            if official not in names and (api_dir / official).is_file():
-                rel = (api_dir / official).relative_to(root).as_posix()
-                sources += (confine(root, rel, "candidate.api_dir"),)
-
+    selected = _select_sources(root, inst_dir, spec, where)
+    sources = selected + _official_sources(root, api_dir, selected)
     include_dirs = [inst_dir]
     include_dirs += [
         confine(root, d, f"{where}.include_dirs", kind="dir")
@@ -300,46 +293,7 @@ def _instance(
     ]
     if api_dir is not None:
         include_dirs.append(api_dir)
-    defines = _strs(spec.get("defines"), f"{where}.defines")
-    for d in defines:
-        if not _DEFINE.match(d):
-            raise ManifestError(f"{where}.defines: {d!r} is not NAME or NAME=VALUE")
-    libs = _strs(spec.get("libs"), f"{where}.libs")
-    for lib in libs:
-        if not _LIB.match(lib):
-            raise ManifestError(f"{where}.libs: {lib!r} is not a library name (as in -l<name>)")
-
-    if spec.get("kat_driver") is not None:
-        kat_driver = confine(root, spec["kat_driver"], f"{where}.kat_driver")
-    else:
-        kat_driver = None
-        for d in (inst_dir, api_dir):
-            if d is not None and (d / KAT_DRIVERS[category]).is_file():
-                kat_driver = confine(
-                    root,
-                    (d / KAT_DRIVERS[category]).relative_to(root).as_posix(),
-                    f"{where}.kat_driver",
-                )
-                break
-    kat_reference = None
-    if raw.get("kat_reference") is not None:
-        kat_reference = confine(root, raw["kat_reference"], f"{where}.kat_reference")
-    kat_digest = None
-    if raw.get("kat_digest") is not None:
-        if not isinstance(raw["kat_digest"], str):
-            raise ManifestError(f"{where}.kat_digest: expected a string")
-        kat_digest = KatDigest.parse(raw["kat_digest"], field_name=f"{where}.kat_digest")
-    kat_output = spec.get("kat_output")
-    if kat_output is not None and (
-        not isinstance(kat_output, str) or "/" in kat_output or kat_output.startswith(".")
-    ):
-        raise ManifestError(f"{where}.kat_output: expected a plain file name")
-    timeout = spec.get("kat_timeout", max_kat_timeout())
-    if not isinstance(timeout, int | float) or not math.isfinite(timeout) or timeout <= 0:
-        raise ManifestError(f"{where}.kat_timeout: expected a positive number of seconds")
-    digest_bits = spec.get("digest_bits")
-    if digest_bits is not None and (not isinstance(digest_bits, int) or digest_bits <= 0):
-        raise ManifestError(f"{where}.digest_bits: expected a positive integer")
+    timeout = _kat_timeout(spec, where)
     name = raw.get("instance", label)
     if not isinstance(name, str) or not name:
         raise ManifestError(f"{where}.instance: expected a string")
@@ -349,17 +303,90 @@ def _instance(
         dir=inst_dir,
         sources=sources,
         include_dirs=tuple(include_dirs),
-        defines=tuple(defines),
-        libs=tuple(libs),
-        kat_driver=kat_driver,
-        kat_reference=kat_reference,
-        kat_digest=kat_digest,
-        kat_output=kat_output,
+        defines=tuple(_checked(spec, "defines", _DEFINE, where, "is not NAME or NAME=VALUE")),
+        libs=tuple(_checked(spec, "libs", _LIB, where, "is not a library name (as in -l<name>)")),
+        kat_driver=_kat_driver(root, category, inst_dir, api_dir, spec, where),
+        kat_reference=_optional_path(root, raw, "kat_reference", where),
+        kat_digest=_kat_digest(raw, where),
+        kat_output=_kat_output(spec, where),
         # The manifest may ask for less than the operator's maximum, never for more.
-        kat_timeout=min(float(timeout), max_kat_timeout()),
-        kat_timeout_requested=float(timeout),
-        digest_bits=digest_bits,
+        kat_timeout=min(timeout, max_kat_timeout()),
+        kat_timeout_requested=timeout,
+        digest_bits=_digest_bits(spec, where),
     )
+
+
+def _official_sources(root: Path, api_dir: Path | None, sources: tuple[Path, ...]) -> tuple:
+    """The official ICCS files come from the API package when the instance lacks them."""
+    if api_dir is None:
+        return ()
+    names = {p.name for p in sources}
+    return tuple(
+        confine(root, (api_dir / official).relative_to(root).as_posix(), "candidate.api_dir")
+        for official in OFFICIAL_SOURCES
+        if official not in names and (api_dir / official).is_file()
+    )
+
+
+def _checked(spec: dict[str, Any], key: str, pattern: re.Pattern, where: str, what: str):
+    values = _strs(spec.get(key), f"{where}.{key}")
+    for value in values:
+        if not pattern.match(value):
+            raise ManifestError(f"{where}.{key}: {value!r} {what}")
+    return values
+
+
+def _kat_driver(
+    root: Path,
+    category: str,
+    inst_dir: Path,
+    api_dir: Path | None,
+    spec: dict[str, Any],
+    where: str,
+) -> Path | None:
+    if spec.get("kat_driver") is not None:
+        return confine(root, spec["kat_driver"], f"{where}.kat_driver")
+    for d in (inst_dir, api_dir):
+        if d is not None and (d / KAT_DRIVERS[category]).is_file():
+            rel = (d / KAT_DRIVERS[category]).relative_to(root).as_posix()
+            return confine(root, rel, f"{where}.kat_driver")
+    return None
+
+
+def _optional_path(root: Path, raw: dict[str, Any], key: str, where: str) -> Path | None:
+    return None if raw.get(key) is None else confine(root, raw[key], f"{where}.{key}")
+
+
+def _kat_digest(raw: dict[str, Any], where: str) -> KatDigest | None:
+    if raw.get("kat_digest") is None:
+        return None
+    if not isinstance(raw["kat_digest"], str):
+        raise ManifestError(f"{where}.kat_digest: expected a string")
+    return KatDigest.parse(raw["kat_digest"], field_name=f"{where}.kat_digest")
+
+
+def _kat_output(spec: dict[str, Any], where: str) -> str | None:
+    kat_output = spec.get("kat_output")
+    if kat_output is not None and (
+        not isinstance(kat_output, str) or "/" in kat_output or kat_output.startswith(".")
+    ):
+        raise ManifestError(f"{where}.kat_output: expected a plain file name")
+    return kat_output
+
+
+def _kat_timeout(spec: dict[str, Any], where: str) -> float:
+    """What the manifest asks for (default: the operator's maximum); finite and positive."""
+    timeout = spec.get("kat_timeout", max_kat_timeout())
+    if not isinstance(timeout, int | float) or not math.isfinite(timeout) or timeout <= 0:
+        raise ManifestError(f"{where}.kat_timeout: expected a positive number of seconds")
+    return float(timeout)
+
+
+def _digest_bits(spec: dict[str, Any], where: str) -> int | None:
+    digest_bits = spec.get("digest_bits")
+    if digest_bits is not None and (not isinstance(digest_bits, int) or digest_bits <= 0):
+        raise ManifestError(f"{where}.digest_bits: expected a positive integer")
+    return digest_bits
 
 
 def load_manifest(path: Path | str, *, root: Path | str | None = None) -> Manifest:

@@ -82,7 +82,9 @@ def test_hostile_fixture_kat_status(hostile_checks, name, expected):
     final = hostile_checks[name].final
     assert final.status.value == expected, final.detail
     assert (
-        final.log_path.read_text().splitlines()[-1].startswith(f"RESULT kem-hx1 {name} {expected}")
+        final.log_path.read_text()
+        .splitlines()[-1]
+        .startswith(f"RESULT {final.candidate} {name} {expected}")
     )
 
 
@@ -166,7 +168,7 @@ def test_forged_timing_record_is_inconsistent_with_no_figures(hostile_checks, dr
     library = hostile_checks[name].build.library
     m = measure_operation(driver=driver, library=library, operation="keygen", guide=TINY_GUIDE)
     assert m.inconsistent and m.runs == []
-    record = m.to_record(candidate="kem-hx1", label=name)
+    record = m.to_record(candidate=hostile_checks[name].final.candidate, label=name)
     assert record["status"] == MeasurementStatus.INCONSISTENT == "INCONSISTENT"
     assert record["trials"] == [] and record["measurements"] == 0
     assert "mean_cycles" not in record
