@@ -277,3 +277,26 @@ def test_quick_campaign_command_stores_the_tiny_plans(db):
     )
     assert measured_lengths == [32, 1024]
     assert f"campaign {campaign.key}: {campaign.steps.count()} steps queued" in out.getvalue()
+
+
+def test_register_detects_the_sandbox_and_refuses_unsandboxed_campaigns(db):
+    system = system_register(key="here_sbx", cpu=0, allow_unfixed_host=True)
+    assert system.sandbox_refused == ""  # bubblewrap works on our machines
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    refused = "bwrap refused: No permissions to create new namespace"
+    system_register(key="here_nons", cpu=0, allow_unfixed_host=True, sandbox_refused=refused)
+    with pytest.raises(RunnerError, match="cannot sandbox candidate code .*--allow-unsandboxed"):
+        campaign_start(system_key="here_nons", enqueue=False)
+    system = system_register(
+        key="here_nons",
+        cpu=0,
+        allow_unfixed_host=True,
+        allow_unsandboxed=True,
+        sandbox_refused=refused,
+    )
+    assert (system.sandbox_refused, system.allow_unsandboxed) == (refused, True)
+    campaign = campaign_start(system_key="here_nons", enqueue=False)
+    # Flagged like an unfixed host, on every page the campaign feeds.
+    assert campaign.unfixed_host
+    assert campaign.host_problems[-1] == f"candidate code ran without the sandbox ({refused})"
+    assert campaign.host_problems[:-1] == system.host_problems
