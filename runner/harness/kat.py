@@ -34,13 +34,14 @@ from runner.harness.build import (
     run_compile,
     sha256_file,
 )
+from runner.harness.functional_check import CDEFS as FUNCTIONAL_CDEFS
 from runner.harness.functional_verdict import functional_verdict
 from runner.harness.manifest import Instance, KatDigest, Manifest
 from runner.harness.sandbox import Limits, Outcome, SandboxResult, run_sandboxed
 
 FUNCTIONAL_CHECK = Path(__file__).resolve().with_name("functional_check.py")
 #: Categories with a functional check (the others are reported as skipped).
-FUNCTIONAL_CATEGORIES = frozenset({"kem", "sign", "hash", "kex"})
+FUNCTIONAL_CATEGORIES = frozenset(FUNCTIONAL_CDEFS)
 DRIVER_EXIT = {
     256 - 3: "an operation returned non-zero (exit -3)",
     256 - 5: "decapsulation/verification disagrees, or the key-exchange secrets differ (exit -5)",

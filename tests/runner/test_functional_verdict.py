@@ -79,3 +79,59 @@ def test_signature_and_hash_checks():
         for m, r, d in [(0, 0, b"x"), (0, 1, b"y")]
     ]
     assert verdict(lines(*digests)).detail == "CryptHash is not deterministic"
+
+
+def kex_call(op: str, run: int, rc: int = 0, flip: int | None = None, **extra) -> dict:
+    """One recorded key-exchange call (buffers of both parties and the messages, abridged)."""
+    buffers = {"ssa": buf(extra.pop("ssa", b"\0\0")), "ssb": buf(extra.pop("ssb", b"\0\0"))}
+    buffers["m1"] = buf(b"m" * 3, after=extra.pop("m1_after", b""))
+    returned = {"ssa": 2, "ssb": 2, "m1": 3}
+    return (
+        {"op": op, "rc": rc, "kex_run": run, "flip": flip, "buffers": buffers}
+        | {"returned": returned}
+        | extra
+    )
+
+
+def kex_run(run: int, ssa: bytes, ssb: bytes, flip: int | None = None, pass_rc: int = 1):
+    """A one-pass protocol run: both inits, pass 1 (returns 1: the last), both derivations."""
+    return [
+        kex_call("kex_init_a", run, flip=flip),
+        kex_call("kex_init_b", run, flip=flip),
+        kex_call("kex_generate_pass1_msg_a", run, rc=pass_rc, flip=flip, **{"pass": 1}),
+        kex_call("kex_derive_ss_a", run, flip=flip, ssa=ssa),
+        kex_call("kex_derive_ss_b", run, flip=flip, ssa=ssa, ssb=ssb),
+    ]
+
+
+KEX_SIZES = {"op": "sizes", "sizes": {"passes": 1, "ss_len": 2, "msg_len": 3}}
+
+
+def test_key_exchange_verdict_is_the_parents():
+    honest = [*kex_run(0, b"ok", b"ok"), *kex_run(1, b"OK", b"OK")]
+    flipped = kex_run(2, b"ok", b"no", flip=1)
+    v = verdict(lines(KEX_SIZES, *honest, *flipped))
+    assert (v.status, v.sizes) == ("PASS", {"passes": 1, "ss_len": 2, "msg_len": 3})
+    unequal = verdict(lines(KEX_SIZES, *kex_run(0, b"ok", b"no"), *flipped))
+    assert (unequal.status, unequal.detail) == (
+        "CRYPTOFAIL",
+        "the shared secrets of A and B differ",
+    )
+    blind = verdict(lines(KEX_SIZES, *honest, *kex_run(2, b"ok", b"ok", flip=1)))
+    assert blind.detail == "a flipped bit in message 1 left both secrets equal"
+
+
+def test_key_exchange_pass_count_and_overflow():
+    early = verdict(lines(KEX_SIZES, *kex_run(0, b"ok", b"ok", pass_rc=0)))
+    assert early.detail == "kex_generate_pass1_msg_a returned 0 but kex_get_passes_num() = 1"
+    # a failing honest run decides before anything a later run did
+    overflow_later = kex_call("kex_init_a", 1, m1_after=b"\0")
+    stopped = verdict(lines(KEX_SIZES, kex_call("kex_init_a", 0, rc=-1), overflow_later))
+    assert (stopped.status, stopped.detail) == ("CRYPTOFAIL", "kex_init_a failed")
+    overflow = verdict(lines(KEX_SIZES, overflow_later))
+    assert overflow.detail == (
+        "kex_init_a wrote past the m1 buffer (3 bytes declared, at least 1 more written)"
+    )
+    zero = {"op": "sizes", "sizes": {"passes": 0}}
+    assert verdict(lines(zero)).detail == "kex_get_passes_num() = 0"
+    assert verdict(lines(KEX_SIZES)).status == "CRASH"  # no run recorded is not a pass
