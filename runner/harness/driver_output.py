@@ -2,13 +2,12 @@
 
 Each driver process writes exactly one JSON object to the result descriptor the parent opened
 (``--result-fd``; stdout only for the counter probe, which loads no candidate code).  This
-module validates it (every
-problem is a `DriverOutputError` naming the field) and builds, from the output of several
-processes, the record types of `measurements.records` (`TimingRecord`, `HashProfileRecord`) —
-the same types the importer builds from harness files, handed to the same services.  Beyond the
-harness data, our records carry per-trial ``samples`` (counter units per batch), ``batch_calls``,
-``counter`` and ``cpu``, and record-level ``counter``, ``stack_high_water_bytes`` and sample
-statistics.
+module validates it (every problem is a `DriverOutputError` naming the field) and builds, from
+the output of several processes, the record types of `measurements.records` (`TimingRecord`,
+`HashProfileRecord`) — the same types the importer builds from harness files, handed to the
+same services.  Beyond the harness data, our records carry per-trial ``samples`` (counter units
+per batch), ``batch_calls``, ``counter`` and ``cpu``, and record-level ``counter``,
+``stack_high_water_bytes`` and sample statistics.
 """
 
 from __future__ import annotations

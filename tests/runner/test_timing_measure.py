@@ -12,6 +12,7 @@ from measurements.stats import aggregates_from_trials
 from runner.harness.timing import (
     AdaptiveParams,
     GuideParams,
+    InconsistentTiming,
     build_driver,
     measure_operation,
     sandbox_runner,
@@ -96,6 +97,24 @@ def test_adaptive_plan_respects_its_budget(toy):
     assert m.plan["stopped_by"] == "budget" and len(m.runs) >= 1
     assert m.plan["elapsed_at_stop_s"] + m.plan["trial_estimate_s"] > 0.5
     assert m.plan["precision_reached"] > 1e-9
+
+
+def test_a_later_inconsistent_process_voids_the_measurement(toy):
+    """An input-pool process failing the witness leaves no figure of the operation standing."""
+    driver, lib = toy
+    m = measure_operation(driver=driver, library=lib, operation="keygen", guide=TINY_GUIDE)
+    assert m.error is None and m.runs
+    evidence = {"command": ["ngcc-time", "--input-seed", "3"], "status": "INCONSISTENT"}
+    m.discard_as_inconsistent(InconsistentTiming("keygen: forged", evidence))
+    record = _record(m)
+    assert (record["status"], record["error"], record["trials"]) == (
+        "INCONSISTENT",
+        "keygen: forged",
+        [],
+    )
+    assert record["processes"][-1]["command"] == ["ngcc-time", "--input-seed", "3"]
+    assert record.get("mean_cycles") is None
+    assert parse_timing_record("r.json", record).aggregates is None
 
 
 def test_refused_decapsulation_is_a_failed_measurement(toy):
