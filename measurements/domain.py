@@ -29,6 +29,16 @@ class KatStatus(StrEnum):
     PENDING = "PENDING"
 
 
+class MeasurementStatus(StrEnum):
+    """The outcome of timing one operation (a record's ``status``)."""
+
+    COMPLETE = "complete"
+    FAILED = "failed"
+    #: The record disagrees with what the parent measured of the process (runner/harness/
+    #: witness.py): stored with its evidence, never as figures.
+    INCONSISTENT = "INCONSISTENT"
+
+
 #: Message lengths (bytes) at which hash functions are timed: the guide's S1..S8.
 HASH_MESSAGE_BYTES: tuple[int, ...] = (32, 128, 512, 1024, 4096, 8192, 16384, 65536)
 

@@ -53,6 +53,10 @@ class System(models.Model):
     environment = models.JSONField(default=dict, blank=True)
     host_problems = models.JSONField(default=list, blank=True)
     allow_unfixed_host = models.BooleanField(default=False)
+    # Why bubblewrap cannot confine candidate code here ("" = it can), and whether the
+    # operator allowed campaigns anyway (`system_register --allow-unsandboxed`).
+    sandbox_refused = models.TextField(blank=True)
+    allow_unsandboxed = models.BooleanField(default=False)
     registered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

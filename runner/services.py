@@ -29,6 +29,7 @@ from measurements.models import (
 )
 from measurements.services.size_audit import size_audit_recompute
 from runner.harness.host import capture_environment, host_problems
+from runner.harness.sandbox import namespaces_refused
 from runner.models import PHASE_ORDER, CampaignStep, Phase
 
 
@@ -45,10 +46,17 @@ def system_register(
     key: str,
     cpu: int,
     allow_unfixed_host: bool = False,
+    allow_unsandboxed: bool = False,
+    sandbox_refused: str | None = None,
     counter: dict[str, Any] | None = None,
     description: str = "",
 ) -> System:
-    """Record this box's environment and host checks under `key`."""
+    """Record this box's environment and host checks under `key`.
+
+    ``sandbox_refused`` is why bubblewrap cannot create its namespaces here (probed when
+    None; "" when it can): campaigns then need ``allow_unsandboxed``."""
+    if sandbox_refused is None:
+        sandbox_refused = namespaces_refused()
     environment = capture_environment(cpu)
     if counter:
         environment["counter"] = counter
@@ -64,9 +72,18 @@ def system_register(
     system.environment = environment
     system.host_problems = problems
     system.allow_unfixed_host = allow_unfixed_host
+    system.sandbox_refused = sandbox_refused
+    system.allow_unsandboxed = allow_unsandboxed
     system.registered_at = timezone.now()
     system.save()
     return system
+
+
+def _sandbox_problems(system: System) -> list[str]:
+    """A campaign on a system without the sandbox is flagged on every page it feeds."""
+    if not system.sandbox_refused:
+        return []
+    return [f"candidate code ran without the sandbox ({system.sandbox_refused})"]
 
 
 # --- Submissions ------------------------------------------------------------------------------
@@ -160,10 +177,16 @@ class CampaignSettings:
 
 
 def _measurable_system(system_key: str) -> System:
-    """The registered system, refused when its host is not fixed (unless allowed)."""
+    """The registered system, refused when it cannot sandbox candidate code or its host is not
+    fixed (unless the operator allowed it at registration)."""
     system = System.objects.filter(key=system_key).first()
     if system is None:
         raise RunnerError(f"unknown system {system_key!r}: run system_register on the box first")
+    if system.sandbox_refused and not system.allow_unsandboxed:
+        raise RunnerError(
+            f"system {system_key} cannot sandbox candidate code ({system.sandbox_refused}); "
+            "register it with --allow-unsandboxed to measure anyway (pages will say so)"
+        )
     if system.host_problems and not system.allow_unfixed_host:
         raise RunnerError(
             f"system {system_key} is not a fixed host ({'; '.join(system.host_problems)}); "
@@ -270,6 +293,7 @@ def campaign_start(
     instances = _campaign_instances(submission_keys, settings, require_each_instance)
     now = timezone.now()
     key = f"{system.key}-{now.strftime('%Y%m%dT%H%M%S%fZ')}"
+    problems = list(system.host_problems) + _sandbox_problems(system)
     campaign = Campaign.objects.create(
         system=system,
         key=key,
@@ -279,9 +303,9 @@ def campaign_start(
         environment_at_start=system.environment,
         environment=system.environment,
         primary_cpu=system.environment.get("cpu_number"),
-        host_problems=system.host_problems,
-        unfixed_host=bool(system.host_problems),
-        host_checks=[{"phase": "start", "utc": now.isoformat(), "problems": system.host_problems}],
+        host_problems=problems,
+        unfixed_host=bool(problems),
+        host_checks=[{"phase": "start", "utc": now.isoformat(), "problems": problems}],
         settings=json.loads(json.dumps(dataclasses.asdict(settings))),
         planning={
             "planner": settings.planner,

@@ -277,9 +277,10 @@ def _input_pool(step: CampaignStep, measured: Any, library: Path) -> dict[str, A
 
     Each input is one sandboxed process of about a quarter of a fixed-input process; its noise is
     judged against the fixed input's process-to-process spread. A failing input is recorded as
-    the pool's error (the fixed-input figure stands)."""
+    the pool's error (the fixed-input figure stands); an input whose record fails the parent's
+    witness makes the whole measurement INCONSISTENT."""
     from runner.harness.input_pool import floor_of, measure_input_pool, process_spread_relative
-    from runner.harness.timing import TimingError, run_samples
+    from runner.harness.timing import InconsistentTiming, TimingError, run_samples
 
     size = _settings(step).input_pool
     plan = measured.plan
@@ -300,6 +301,9 @@ def _input_pool(step: CampaignStep, measured: Any, library: Path) -> dict[str, A
             counter=_settings(step).counter,
             process_spread_relative=process_spread_relative(floors),
         )
+    except InconsistentTiming as exc:
+        measured.discard_as_inconsistent(exc)
+        return {}
     except TimingError as exc:
         return {"pool_size": size, "error": str(exc)}
     return pool.as_dict()

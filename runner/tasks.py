@@ -34,8 +34,11 @@ def run_step(step_id: int) -> str:
     claimed = step_claim(step_id=step_id, worker=worker_name(), lease_s=lease)
     if claimed is None:
         return f"step {step_id} already done or running"
+    from runner.harness.sandbox import UNSANDBOXED_ENV
     from runner.steps import EXECUTORS, StepFailed
 
+    # Unconfined runs only where the operator registered the system --allow-unsandboxed.
+    os.environ[UNSANDBOXED_ENV] = "1" if claimed.campaign.system.allow_unsandboxed else "0"
     try:
         outcome = EXECUTORS[claimed.phase](claimed)
     except StepFailed as exc:

@@ -4,10 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "installing Debian's chromium for the browser tests"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
-    || echo "chromium could not be installed: browser tests will be skipped"
+if ! command -v chromium >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1; then
+  echo "installing Debian's chromium (browser tests) and bubblewrap (the sandbox)"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium bubblewrap) \
+    || echo "chromium/bubblewrap could not be installed: browser tests will be skipped"
 fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

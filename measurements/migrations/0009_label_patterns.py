@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('measurements', '0007_input_pool'),
+        ('measurements', '0008_system_sandbox'),
     ]
 
     operations = [

@@ -27,7 +27,8 @@ static void usage(const char *prog)
             "  --counter NAME   auto|perf|tsc|cntvct_el0|monotonic (env NGCC_COUNTER)\n"
             "  --stack-bytes N  painted stack for the high-water mark, 0 = off\n"
             "  --time-limit S   end a trial after the batch that passes S seconds\n"
-            "  --probe          report the chosen counter (rate, read overhead) and exit\n",
+            "  --probe          report the chosen counter (rate, read overhead) and exit\n"
+            "  --result-fd N    write the record to descriptor N (opened by the parent)\n",
             prog);
 }
 
@@ -57,7 +58,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         {"category", required_argument, 0, 'g'},   {"cpu", required_argument, 0, 'c'},
         {"counter", required_argument, 0, 'k'},    {"stack-bytes", required_argument, 0, 's'},
         {"time-limit", required_argument, 0, 'l'}, {"probe", no_argument, 0, 'p'},
-        {"input-seed", required_argument, 0, 'e'},
+        {"input-seed", required_argument, 0, 'e'}, {"result-fd", required_argument, 0, 'r'},
         {0, 0, 0, 0}};
     memset(cli, 0, sizeof *cli);
     cli->iterations = 1;
@@ -67,6 +68,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
     cli->counter = getenv("NGCC_COUNTER");
     cli->stack_bytes = 64ull << 20;
     cli->op.digest_bits = -1;
+    cli->result_fd = -1;
     int ch;
     ull v = 0;
     optind = 1;
@@ -88,6 +90,7 @@ int ngcc_cli_parse(ngcc_cli *cli, int argc, char **argv, const char *prog)
         case 'l': bad = seconds(optarg, &cli->time_limit_s); break;
         case 'p': cli->probe = 1; break;
         case 'e': bad = num(optarg, &cli->op.input_seed); break;
+        case 'r': bad = num(optarg, &v) || v > 1023; cli->result_fd = (int)v; break;
         default: bad = 1;
         }
         if (bad) {

@@ -18,6 +18,7 @@ typedef struct {
     unsigned long long stack_bytes; /* 0: no stack measurement */
     double time_limit_s;            /* 0: none; else stop a trial after this much */
     int probe;                      /* --probe: report the counter only, time nothing */
+    int result_fd;                  /* --result-fd: where the record goes (-1: stdout) */
 } ngcc_cli;
 
 /* Parse argv; on error print usage to stderr and return -1. */

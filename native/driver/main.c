@@ -1,11 +1,13 @@
-/* ngcc-time: time one operation of one instance library and print a single
- * JSON object on stdout (parsed by runner/driver_output.py only). */
+/* ngcc-time: time one operation of one instance library and write a single
+ * JSON record to --result-fd (stdout without it); parsed by
+ * runner/harness/driver_output.py only. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 
 #include "../counter/counter.h"
 #include "cli.h"
@@ -25,87 +27,103 @@ typedef struct {
     double setup_seconds;
 } report;
 
-static void print_sizes(const ngcc_op *op)
+static void print_sizes(FILE *out, const ngcc_op *op)
 {
-    printf("\"sizes\":{\"input_bytes\":%llu,\"pk_bytes\":%llu,\"sk_bytes\":%llu,"
+    fprintf(out, "\"sizes\":{\"input_bytes\":%llu,\"pk_bytes\":%llu,\"sk_bytes\":%llu,"
            "\"ct_bytes\":%llu,\"ss_bytes\":%llu,\"signature_bytes\":%llu,\"digest_bytes\":%llu},",
            op->input_bytes, op->pk_bytes, op->sk_bytes, op->ct_bytes, op->ss_bytes,
            op->sig_bytes, op->digest_bytes);
 }
 
-static void print_trial(const ngcc_trial *t)
+static void print_trial(FILE *out, const ngcc_trial *t)
 {
-    printf("{\"measurements\":%llu,\"seconds\":", t->measurements);
-    ngcc_json_num(stdout, t->seconds);
-    printf(",\"cycles\":%llu,\"batch_calls\":%llu,\"cpu\":%d,\"samples\":[",
+    fprintf(out, "{\"measurements\":%llu,\"seconds\":", t->measurements);
+    ngcc_json_num(out, t->seconds);
+    fprintf(out, ",\"cycles\":%llu,\"batch_calls\":%llu,\"cpu\":%d,\"samples\":[",
            (unsigned long long)t->cycles, t->batch_calls, t->cpu);
     for (size_t i = 0; i < t->n_samples; i++)
-        printf("%s%llu", i ? "," : "", (unsigned long long)t->samples[i]);
-    printf("],\"involuntary_switches\":%ld,\"voluntary_switches\":%ld,\"loadavg_start\":",
-           t->involuntary_switches, t->voluntary_switches);
-    ngcc_json_num(stdout, t->loadavg_start);
-    printf(",\"loadavg_end\":");
-    ngcc_json_num(stdout, t->loadavg_end);
-    printf("}");
+        fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)t->samples[i]);
+    fprintf(out, "],\"involuntary_switches\":%ld,\"voluntary_switches\":%ld,\"loadavg_start\":",
+            t->involuntary_switches, t->voluntary_switches);
+    ngcc_json_num(out, t->loadavg_start);
+    fprintf(out, ",\"loadavg_end\":");
+    ngcc_json_num(out, t->loadavg_end);
+    fprintf(out, "}");
 }
 
-static void print_ll(const char *key, long long v)
+static void print_ll(FILE *out, const char *key, long long v)
 {
     if (v < 0)
-        printf("\"%s\":null,", key);
+        fprintf(out, "\"%s\":null,", key);
     else
-        printf("\"%s\":%lld,", key, v);
+        fprintf(out, "\"%s\":%lld,", key, v);
 }
 
-/* Exactly one JSON object per process, also on failure (status "error"). */
-static int emit(const report *r, const char *error)
+/* The record: one JSON object, also on failure (status "error"). */
+static void print_record(FILE *out, const report *r, const char *error)
 {
     const ngcc_cli *cli = r->cli;
-    printf("{\"driver\":\"ngcc-time\",\"version\":1,\"status\":");
-    ngcc_json_str(stdout, error ? "error" : "complete");
-    printf(",\"error\":");
-    ngcc_json_str(stdout, error);
-    printf(",\"library\":");
-    ngcc_json_str(stdout, cli->library);
-    printf(",\"operation\":");
-    ngcc_json_str(stdout, cli->operation);
-    printf(",\"category\":");
-    ngcc_json_str(stdout, r->op ? r->op->category : cli->op.category);
-    printf(",\"input_bytes\":%llu,\"pinned_cpu\":%d,\"cpu\":%d,", cli->op.input_bytes, cli->cpu,
+    fprintf(out, "{\"driver\":\"ngcc-time\",\"version\":1,\"status\":");
+    ngcc_json_str(out, error ? "error" : "complete");
+    fprintf(out, ",\"error\":");
+    ngcc_json_str(out, error);
+    fprintf(out, ",\"library\":");
+    ngcc_json_str(out, cli->library);
+    fprintf(out, ",\"operation\":");
+    ngcc_json_str(out, cli->operation);
+    fprintf(out, ",\"category\":");
+    ngcc_json_str(out, r->op ? r->op->category : cli->op.category);
+    fprintf(out, ",\"input_bytes\":%llu,\"pinned_cpu\":%d,\"cpu\":%d,", cli->op.input_bytes, cli->cpu,
            sched_getcpu());
-    printf("\"iterations\":%llu,\"warmups\":%llu,", cli->iterations, cli->warmups);
+    fprintf(out, "\"iterations\":%llu,\"warmups\":%llu,", cli->iterations, cli->warmups);
     if (r->counter) {
-        printf("\"counter\":{\"name\":");
-        ngcc_json_str(stdout, r->counter->name);
-        printf(",\"hz\":");
-        ngcc_json_num(stdout, r->counter->hz);
-        printf(",\"overhead_cycles\":");
-        ngcc_json_num(stdout, r->counter->overhead_cycles);
-        printf("},");
+        fprintf(out, "\"counter\":{\"name\":");
+        ngcc_json_str(out, r->counter->name);
+        fprintf(out, ",\"hz\":");
+        ngcc_json_num(out, r->counter->hz);
+        fprintf(out, ",\"overhead_cycles\":");
+        ngcc_json_num(out, r->counter->overhead_cycles);
+        fprintf(out, "},");
     }
     if (r->op) {
-        print_sizes(r->op);
-        ngcc_kex_print(stdout, r->op);
-        printf("\"hash_fn\":");
-        ngcc_json_str(stdout, strcmp(r->op->category, "hash") == 0
+        print_sizes(out, r->op);
+        ngcc_kex_print(out, r->op);
+        fprintf(out, "\"hash_fn\":");
+        ngcc_json_str(out, strcmp(r->op->category, "hash") == 0
                                   ? (cli->op.hash_fn ? cli->op.hash_fn : "CryptHash")
                                   : NULL);
-        printf(",\"digest_bits\":%ld,", r->op->digest_bits);
+        fprintf(out, ",\"digest_bits\":%ld,", r->op->digest_bits);
     }
-    printf("\"setup_seconds\":");
-    ngcc_json_num(stdout, r->setup_seconds);
-    printf(",");
-    print_ll("baseline_rss_bytes", r->baseline_rss);
-    print_ll("peak_rss_bytes", r->peak_rss);
-    print_ll("stack_high_water_bytes", r->stack_hwm);
-    printf("\"trials\":[");
+    fprintf(out, "\"setup_seconds\":");
+    ngcc_json_num(out, r->setup_seconds);
+    fprintf(out, ",");
+    print_ll(out, "baseline_rss_bytes", r->baseline_rss);
+    print_ll(out, "peak_rss_bytes", r->peak_rss);
+    print_ll(out, "stack_high_water_bytes", r->stack_hwm);
+    fprintf(out, "\"trials\":[");
     for (ull i = 0; i < r->n_trials; i++) {
         if (i)
-            putchar(',');
-        print_trial(&r->trials[i]);
+            fputc(',', out);
+        print_trial(out, &r->trials[i]);
     }
-    printf("]}\n");
-    fflush(stdout);
+    fprintf(out, "]}\n");
+}
+
+/* Exactly one record per process.  It is assembled in memory and written with
+ * one write() to the descriptor the parent opened (--result-fd), never to
+ * stdout, which the candidate library shares: the parent reads the record
+ * from that pipe only and accepts it only if it is the single well-formed
+ * object it expects (and consistent with the CPU time it measured itself). */
+static int emit(const report *r, const char *error)
+{
+    char *buf;
+    size_t len;
+    FILE *mem = ngcc_record_open(&buf, &len);
+    if (!mem)
+        return 70;
+    print_record(mem, r, error);
+    if (ngcc_record_send(mem, &buf, &len, r->cli->result_fd) != 0)
+        return 74;
     return error ? 2 : 0;
 }
 
@@ -125,6 +143,9 @@ int main(int argc, char **argv)
 {
     ngcc_cli cli;
     if (ngcc_cli_parse(&cli, argc, argv, "ngcc-time") != 0)
+        return 64;
+    /* The record descriptor is not inherited by anything the library may exec. */
+    if (cli.result_fd >= 0 && fcntl(cli.result_fd, F_SETFD, FD_CLOEXEC) != 0)
         return 64;
     report r = {.cli = &cli, .baseline_rss = -1, .peak_rss = -1, .stack_hwm = -1};
     char err[512] = "";

@@ -1,7 +1,9 @@
 /* ngcc-prof: run one operation repeatedly with the ICCS profile enabled in a
- * library relinked with the wrappers; print one JSON object on stdout. */
+ * library relinked with the wrappers; write one JSON record to --result-fd
+ * (stdout without it). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,52 +48,78 @@ static int bind_api(void *lib, prof_api *a)
            BIND(lib, a, entries, "ngcc_prof_entries") | BIND(lib, a, entry, "ngcc_prof_entry");
 }
 
-static int emit_error(const ngcc_cli *cli, const char *error)
+static void print_error(FILE *out, const ngcc_cli *cli, const char *error)
 {
-    printf("{\"driver\":\"ngcc-prof\",\"version\":1,\"status\":\"error\",\"error\":");
-    ngcc_json_str(stdout, error);
-    printf(",\"library\":");
-    ngcc_json_str(stdout, cli->library);
-    printf(",\"operation\":");
-    ngcc_json_str(stdout, cli->operation);
-    printf("}\n");
-    return 2;
+    fprintf(out, "{\"driver\":\"ngcc-prof\",\"version\":1,\"status\":\"error\",\"error\":");
+    ngcc_json_str(out, error);
+    fprintf(out, ",\"library\":");
+    ngcc_json_str(out, cli->library);
+    fprintf(out, ",\"operation\":");
+    ngcc_json_str(out, cli->operation);
+    fprintf(out, "}\n");
 }
 
-static void emit(const ngcc_cli *cli, const ngcc_op *op, const prof_api *a, uint64_t total)
+static void print_profile(FILE *out, const ngcc_cli *cli, const ngcc_op *op, const prof_api *a,
+                          uint64_t total)
 {
-    printf("{\"driver\":\"ngcc-prof\",\"version\":1,\"status\":\"complete\",\"error\":null,"
+    fprintf(out, "{\"driver\":\"ngcc-prof\",\"version\":1,\"status\":\"complete\",\"error\":null,"
            "\"library\":");
-    ngcc_json_str(stdout, cli->library);
-    printf(",\"operation\":");
-    ngcc_json_str(stdout, cli->operation);
-    printf(",\"category\":");
-    ngcc_json_str(stdout, op->category);
-    printf(",\"input_bytes\":%llu,\"cpu\":%d,\"meta\":{\"tick_source\":", op->input_bytes,
+    ngcc_json_str(out, cli->library);
+    fprintf(out, ",\"operation\":");
+    ngcc_json_str(out, cli->operation);
+    fprintf(out, ",\"category\":");
+    ngcc_json_str(out, op->category);
+    fprintf(out, ",\"input_bytes\":%llu,\"cpu\":%d,\"meta\":{\"tick_source\":", op->input_bytes,
            sched_getcpu());
-    ngcc_json_str(stdout, a->source());
-    printf(",\"tick_hz\":");
-    ngcc_json_num(stdout, a->hz());
-    printf(",\"tick_overhead\":");
-    ngcc_json_num(stdout, a->overhead());
-    printf(",\"warmups\":%llu,\"overflow_calls\":%llu},", cli->warmups, a->overflow());
-    printf("\"total\":{\"operations\":%llu,\"ticks\":%llu},\"calls\":[", cli->iterations,
+    ngcc_json_str(out, a->source());
+    fprintf(out, ",\"tick_hz\":");
+    ngcc_json_num(out, a->hz());
+    fprintf(out, ",\"tick_overhead\":");
+    ngcc_json_num(out, a->overhead());
+    fprintf(out, ",\"warmups\":%llu,\"overflow_calls\":%llu},", cli->warmups, a->overflow());
+    fprintf(out, "\"total\":{\"operations\":%llu,\"ticks\":%llu},\"calls\":[", cli->iterations,
            (unsigned long long)total);
     const char *fn;
-    unsigned long long in, out, calls, ticks;
-    for (unsigned long i = 0; a->entry(i, &fn, &in, &out, &calls, &ticks) == 0; i++) {
-        printf("%s{\"fn\":", i ? "," : "");
-        ngcc_json_str(stdout, fn);
-        printf(",\"in_bits\":%llu,\"out_bits\":%llu,\"calls\":%llu,\"ticks\":%llu}", in, out,
-               calls, ticks);
+    unsigned long long in, out_bits, calls, ticks;
+    for (unsigned long i = 0; a->entry(i, &fn, &in, &out_bits, &calls, &ticks) == 0; i++) {
+        fprintf(out, "%s{\"fn\":", i ? "," : "");
+        ngcc_json_str(out, fn);
+        fprintf(out, ",\"in_bits\":%llu,\"out_bits\":%llu,\"calls\":%llu,\"ticks\":%llu}",
+                in, out_bits, calls, ticks);
     }
-    printf("]}\n");
+    fprintf(out, "]}\n");
+}
+
+/* One record per process, to --result-fd (see ngcc_record_send). */
+static int emit_error(const ngcc_cli *cli, const char *error)
+{
+    char *buf;
+    size_t len;
+    FILE *mem = ngcc_record_open(&buf, &len);
+    if (!mem)
+        return 70;
+    print_error(mem, cli, error);
+    return ngcc_record_send(mem, &buf, &len, cli->result_fd) == 0 ? 2 : 74;
+}
+
+static int emit(const ngcc_cli *cli, const ngcc_op *op, const prof_api *a, uint64_t total)
+{
+    char *buf;
+    size_t len;
+    FILE *mem = ngcc_record_open(&buf, &len);
+    if (!mem)
+        return 70;
+    print_profile(mem, cli, op, a, total);
+    return ngcc_record_send(mem, &buf, &len, cli->result_fd) == 0 ? 0 : 74;
 }
 
 int main(int argc, char **argv)
 {
     ngcc_cli cli;
     if (ngcc_cli_parse(&cli, argc, argv, "ngcc-prof") != 0)
+        return 64;
+    /* The record descriptor is not inherited by anything the library may exec. */
+    if (cli.result_fd >= 0 && fcntl(cli.result_fd, F_SETFD, FD_CLOEXEC) != 0)
         return 64;
     if (cli.cpu >= 0) {
         cpu_set_t set;
@@ -128,7 +156,7 @@ int main(int argc, char **argv)
     a.enable(0);
     if (bad)
         return emit_error(&cli, "a profiled call returned non-zero");
-    emit(&cli, &op, &a, t1 - t0);
+    int rc = emit(&cli, &op, &a, t1 - t0);
     ngcc_op_free(&op);
-    return 0;
+    return rc;
 }

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import cache
@@ -70,6 +71,7 @@ COMPILE_LIMITS = Limits(
     file_size_bytes=2 << 30,
     processes=64,
     output_bytes=256 << 10,
+    pids_cgroup=False,  # no candidate code runs in the compiler
 )
 _WARNING = re.compile(r"^.*\bwarning:.*$", re.MULTILINE)
 
@@ -189,9 +191,16 @@ def compile_command(
     return [compiler, *flags, *extra, "-c", str(source), "-o", str(obj)]
 
 
-def run_compile(command: list[str], cwd: Path) -> tuple[int, str]:
-    """Run a compiler or linker command in the sandbox: (exit status or -1, stderr)."""
-    res = run_sandboxed(command, cwd=cwd, limits=COMPILE_LIMITS)
+def run_compile(
+    command: list[str], cwd: Path, *, read_only: Sequence[Path] = ()
+) -> tuple[int, str]:
+    """Run a compiler or linker command in the sandbox: (exit status or -1, stderr).
+
+    The compiler sees the toolchain, our harness sources (``native/``), the
+    ``read_only`` paths (the candidate's tree) and ``cwd`` (writable) — nothing
+    else, so ``#include``/``.incbin`` of any other file fails the build.
+    """
+    res = run_sandboxed(command, cwd=cwd, limits=COMPILE_LIMITS, read_only=[NATIVE_DIR, *read_only])
     if res.status in (Outcome.OK, Outcome.EXIT):
         return res.returncode or 0, res.stderr
     return -1, f"{res.stderr}\n{Path(command[0]).name}: {res.describe()}"
@@ -257,8 +266,8 @@ def _prepare(
     return result
 
 
-def _compile_one(record: SourceRecord, cwd: Path) -> None:
-    record.returncode, record.stderr = run_compile(record.command, cwd)
+def _compile_one(record: SourceRecord, cwd: Path, root: Path) -> None:
+    record.returncode, record.stderr = run_compile(record.command, cwd, read_only=[root])
     record.warnings = _WARNING.findall(record.stderr)
 
 
@@ -325,7 +334,9 @@ def build_instances(
     results = [_prepare(manifest, inst, flags_label, root, compiler) for inst in todo]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [
-            pool.submit(_compile_one, rec, res.build_dir) for res in results for rec in res.sources
+            pool.submit(_compile_one, rec, res.build_dir, manifest.root)
+            for res in results
+            for rec in res.sources
         ]
         for f in futures:
             f.result()

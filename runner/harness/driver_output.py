@@ -1,12 +1,13 @@
 """The one parser of native driver output (``ngcc-time`` and ``ngcc-prof``).
 
-Each driver process prints exactly one JSON object on stdout.  This module validates it (every
-problem is a `DriverOutputError` naming the field) and builds, from the output of several
-processes, the record types of `measurements.records` (`TimingRecord`, `HashProfileRecord`) —
-the same types the importer builds from harness files, handed to the same services.  Beyond the
-harness data, our records carry per-trial ``samples`` (counter units per batch), ``batch_calls``,
-``counter`` and ``cpu``, and record-level ``counter``, ``stack_high_water_bytes`` and sample
-statistics.
+Each driver process writes exactly one JSON object to the result descriptor the parent opened
+(``--result-fd``; stdout only for the counter probe, which loads no candidate code).  This
+module validates it (every problem is a `DriverOutputError` naming the field) and builds, from
+the output of several processes, the record types of `measurements.records` (`TimingRecord`,
+`HashProfileRecord`) — the same types the importer builds from harness files, handed to the
+same services.  Beyond the harness data, our records carry per-trial ``samples`` (counter units
+per batch), ``batch_calls``, ``counter`` and ``cpu``, and record-level ``counter``,
+``stack_high_water_bytes`` and sample statistics.
 """
 
 from __future__ import annotations
@@ -367,8 +368,12 @@ def build_timing_record(
     environment: dict[str, Any] | None = None,
     error: str | None = None,
     input_pool: dict[str, Any] | None = None,
+    status: str | None = None,
 ) -> TimingRecord:
     """The timing record of the accepted runs (one per trial process), built once, here.
+
+    ``status`` overrides the derived complete/failed (``INCONSISTENT``: no runs accepted, the
+    record keeps its processes as evidence and carries no figures).
 
     Its aggregates are computed by `measurements.stats.timing_aggregates` (the guide's
     Σcycles / Σcalls, and order statistics of the per-call values of every batch sample); each
@@ -381,7 +386,7 @@ def build_timing_record(
     )
     return timing_record(
         path=record_path("records", candidate, label, operation, input_bytes),
-        status="complete" if trials and error is None else "failed",
+        status=status or ("complete" if trials and error is None else "failed"),
         candidate=candidate,
         label=label,
         operation=operation,

@@ -15,7 +15,6 @@ and check again (the guide outcome is kept as ``guide_result``).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 import shutil
@@ -35,14 +34,14 @@ from runner.harness.build import (
     run_compile,
     sha256_file,
 )
+from runner.harness.functional_check import CDEFS as FUNCTIONAL_CDEFS
+from runner.harness.functional_verdict import functional_verdict
 from runner.harness.manifest import Instance, KatDigest, Manifest
 from runner.harness.sandbox import Limits, Outcome, SandboxResult, run_sandboxed
 
 FUNCTIONAL_CHECK = Path(__file__).resolve().with_name("functional_check.py")
-#: Verdicts the functional check may give (anything else is treated as unreadable).
-FUNCTIONAL_STATUSES = frozenset(
-    {"PASS", "OVERFLOW", "CRYPTOFAIL", "CRASH", "LOADFAIL", "TIMEOUT", "SKIPPED"}
-)
+#: Categories with a functional check (the others are reported as skipped).
+FUNCTIONAL_CATEGORIES = frozenset(FUNCTIONAL_CDEFS)
 DRIVER_EXIT = {
     256 - 3: "an operation returned non-zero (exit -3)",
     256 - 5: "decapsulation/verification disagrees, or the key-exchange secrets differ (exit -5)",
@@ -218,9 +217,14 @@ def functional_check(
     digest_bits: int | None = None,
     limits: Limits | None = None,
 ) -> FunctionalResult:
-    """Round-trip the library in a sandboxed child Python (cffi, guard bytes)."""
+    """Round-trip the library in a sandboxed child Python (cffi, guard bytes).
+
+    The child only records what the library produced; the verdict is the parent's
+    (:mod:`runner.harness.functional_verdict`)."""
+    if category not in FUNCTIONAL_CATEGORIES:
+        return FunctionalResult("SKIPPED", f"no functional check for {category}")
     with tempfile.TemporaryDirectory(prefix="ngcc-fc-") as scratch:
-        verdict = Path(scratch) / "verdict.json"
+        calls = Path(scratch) / "calls.jsonl"
         argv = [
             sys.executable,
             "-I",
@@ -230,31 +234,25 @@ def functional_check(
             "--digest-bits",
             str(digest_bits or 256),
             "--result",
-            str(verdict),
+            str(calls),
         ]
         res = run_sandboxed(
-            argv, cwd=scratch, limits=limits or Limits(wall_seconds=300, cpu_seconds=300)
+            argv,
+            cwd=scratch,
+            limits=limits or Limits(wall_seconds=300, cpu_seconds=300),
+            read_only=[FUNCTIONAL_CHECK, library],
         )
-        text = verdict.read_text(encoding="utf-8") if verdict.is_file() else ""
-    if res.status is Outcome.OK:
-        try:
-            data = json.loads(text)
-            if data["status"] not in FUNCTIONAL_STATUSES:
-                raise ValueError(f"unknown status {data['status']!r}")
-            return FunctionalResult(
-                status=data["status"],
-                detail=data.get("detail", ""),
-                sizes=data.get("sizes", {}),
-                timings_ms=data.get("timings_ms", {}),
-                sandbox=res.describe(),
-            )
-        except (ValueError, KeyError, TypeError):
-            return FunctionalResult(
-                "CRASH", f"unreadable verdict: {text[-200:]!r}", sandbox=res.describe()
-            )
-    status = "TIMEOUT" if res.status is Outcome.TIMEOUT else "CRASH"
+        text = calls.read_text(encoding="utf-8", errors="replace") if calls.is_file() else ""
+    verdict = functional_verdict(text, child_ok=res.ok, child_outcome=res.describe())
+    detail = verdict.detail
+    if verdict.status in ("CRASH", "TIMEOUT") and not res.ok:
+        detail = f"{detail}; {res.stderr[-300:]}"
     return FunctionalResult(
-        status, f"functional check {res.describe()}; {res.stderr[-300:]}", sandbox=res.describe()
+        status=verdict.status,
+        detail=detail,
+        sizes=verdict.sizes,
+        timings_ms=verdict.timings_ms,
+        sandbox=res.describe(),
     )
 
 
@@ -367,7 +365,7 @@ def _run_kat_steps(
         ]
         for step in (cmd, link):
             notes.append("$ " + " ".join(step))
-            rc, err = run_compile(step, kat_dir)
+            rc, err = run_compile(step, kat_dir, read_only=[manifest.root, build.build_dir])
             if err.strip():
                 notes.append(err.rstrip())
             if rc != 0:

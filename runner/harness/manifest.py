@@ -12,6 +12,8 @@ Every path in a manifest is confined to the submission root: absolute paths,
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -22,6 +24,21 @@ from measurements.domain import CATEGORIES as CATEGORY_SPECS
 from measurements.domain import SUBMITTED_CATEGORIES
 
 CATEGORIES = SUBMITTED_CATEGORIES
+
+#: The operator's maximum for a KAT/step timeout (seconds): a manifest may ask for less only.
+MAX_KAT_TIMEOUT_ENV = "NGCC_MAX_KAT_TIMEOUT"
+DEFAULT_MAX_KAT_TIMEOUT = 900.0
+
+
+def max_kat_timeout() -> float:
+    """``NGCC_MAX_KAT_TIMEOUT`` from the worker's environment (default 900 s)."""
+    raw = os.environ.get(MAX_KAT_TIMEOUT_ENV, "")
+    try:
+        value = float(raw) if raw else DEFAULT_MAX_KAT_TIMEOUT
+    except ValueError:
+        return DEFAULT_MAX_KAT_TIMEOUT
+    return value if math.isfinite(value) and value > 0 else DEFAULT_MAX_KAT_TIMEOUT
+
 
 #: Official KAT driver file name per category.
 KAT_DRIVERS = {key: CATEGORY_SPECS[key].kat_driver for key in SUBMITTED_CATEGORIES}
@@ -119,8 +136,9 @@ class Instance:
     kat_reference: Path | None
     kat_digest: KatDigest | None
     kat_output: str | None
-    kat_timeout: float
+    kat_timeout: float  # what the run gets: the manifest's value, capped by the operator
     digest_bits: int | None
+    kat_timeout_requested: float | None = None  # what the manifest asked for
 
 
 @dataclass(frozen=True)
@@ -330,14 +348,21 @@ def _kat_expectations(
 
 
 def _run_settings(spec: dict[str, Any], where: str) -> dict[str, Any]:
-    """kat_timeout (seconds) and digest_bits, each checked."""
-    timeout = spec.get("kat_timeout", 900)
-    if not isinstance(timeout, int | float) or timeout <= 0:
+    """kat_timeout (seconds) and digest_bits, each checked.
+
+    The manifest may ask for less than the operator's maximum (`max_kat_timeout`), never for
+    more: the run gets the smaller of the two, the request is kept for the record."""
+    timeout = spec.get("kat_timeout", max_kat_timeout())
+    if not isinstance(timeout, int | float) or not math.isfinite(timeout) or timeout <= 0:
         raise ManifestError(f"{where}.kat_timeout: expected a positive number of seconds")
     digest_bits = spec.get("digest_bits")
     if digest_bits is not None and (not isinstance(digest_bits, int) or digest_bits <= 0):
         raise ManifestError(f"{where}.digest_bits: expected a positive integer")
-    return {"kat_timeout": float(timeout), "digest_bits": digest_bits}
+    return {
+        "kat_timeout": min(float(timeout), max_kat_timeout()),
+        "kat_timeout_requested": float(timeout),
+        "digest_bits": digest_bits,
+    }
 
 
 def _instance_label(raw: Any, index: int) -> str:

@@ -153,7 +153,8 @@ def link_profile_library(
         *(str(tools.wrap_objects[fn]) for fn in wrapped),
         *link_libs,
     ]
-    rc, stderr = run_compile(cmd, out.parent)
+    inputs = {Path(p).parent for p in (*objects, *tools.core_objects)}
+    rc, stderr = run_compile(cmd, out.parent, read_only=sorted(inputs))
     if rc != 0:
         raise ProfileError(f"profile link failed: {stderr.strip()}")
     return out, wrapped, cmd
@@ -185,9 +186,16 @@ def run_profile(
     )
     options += ["--iterations", str(operations), "--warmups", str(warmups)]
     argv = [str(tools.prof_driver), *options, str(library), operation]
-    res = run_sandboxed(argv, limits=(limits or Limits()).but(wall_seconds=timeout_s))
+    # Like the timing driver: pid 1 of its namespace, the record on the parent's own pipe.
+    res = run_sandboxed(
+        argv,
+        limits=(limits or Limits()).but(wall_seconds=timeout_s),
+        read_only=[library],
+        single_process=True,
+        result_option="--result-fd",
+    )
     try:
-        run = parse_profile_output(res.stdout)
+        run = parse_profile_output(res.channel.decode("utf-8", errors="replace"))
     except DriverOutputError as exc:
         raise ProfileError(f"{operation}: {res.describe()}: {exc}") from exc
     return run, argv, res.stderr

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from measurements.domain import MeasurementStatus
 from measurements.records import TimingRecord
 from measurements.uncertainty import batches_per_process, process_interval, variance_components
 from runner.harness.driver_output import (
@@ -42,7 +43,8 @@ from runner.harness.driver_output import (
     per_call_samples,
     process_entry,
 )
-from runner.harness.sandbox import Limits, SandboxResult, run_sandboxed
+from runner.harness.sandbox import Limits, Outcome, SandboxResult, run_sandboxed
+from runner.harness.witness import InconsistentRecord, check_request, check_witness
 
 NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
 DRIVER_SOURCES = [
@@ -67,6 +69,16 @@ Runner = Callable[[list[str], float], SandboxResult]
 
 class TimingError(RuntimeError):
     """The timing step could not produce a measurement."""
+
+
+class InconsistentTiming(TimingError):
+    """A process's record disagrees with the request or the parent's witness (INCONSISTENT).
+
+    ``evidence`` is that process's entry (command, stdout, result channel, witness)."""
+
+    def __init__(self, message: str, evidence: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.evidence = evidence
 
 
 # --- building the driver ----------------------------------------------------------------------
@@ -273,6 +285,11 @@ def disturbance_reason(
 # --- running processes ------------------------------------------------------------------------
 
 
+def _arg(argv: Sequence[str], option: str) -> int:
+    """The value of ``option`` in a driver command line we built."""
+    return int(argv[list(argv).index(option) + 1])
+
+
 def default_cpu() -> int:
     """The highest CPU this process may use (away from CPU 0's interrupts)."""
     return max(os.sched_getaffinity(0))
@@ -300,11 +317,22 @@ def driver_options(
     return options
 
 
-def sandbox_runner(limits: Limits | None = None) -> Runner:
+def sandbox_runner(limits: Limits | None = None, env: dict[str, str] | None = None) -> Runner:
     base = limits or Limits()
 
     def run(argv: list[str], timeout_s: float) -> SandboxResult:
-        return run_sandboxed(argv, limits=base.but(wall_seconds=timeout_s))
+        # The library under test is the one argument naming a file: readable, nothing else.
+        files = [Path(a) for a in argv[1:] if a.startswith("/") and Path(a).is_file()]
+        # The driver is pid 1 of its namespace (wait4 sees its CPU time) and reports over
+        # its own pipe (--result-fd), never stdout.
+        return run_sandboxed(
+            argv,
+            limits=base.but(wall_seconds=timeout_s),
+            read_only=files,
+            single_process=True,
+            result_option="--result-fd",
+            env=env,
+        )
 
     return run
 
@@ -342,22 +370,46 @@ class _Context:
             options += ["--time-limit", repr(time_limit_s)]
         return [str(self.driver), *options, str(self.library), self.operation]
 
+    def _failed(self, argv: list[str], res: SandboxResult, run: DriverRun | None, **kw) -> None:
+        entry = process_entry(
+            run=run,
+            command=argv,
+            exit_code=res.returncode,
+            stderr=res.stderr,
+            wall_s=res.wall_seconds,
+            **kw,
+        )
+        entry["stdout"] = res.stdout[-4000:]  # evidence: what the process printed
+        entry["witness"] = {"cpu_s": res.cpu_seconds, "wall_s": res.wall_seconds}
+        entry["channel"] = res.channel[:4000].decode("utf-8", errors="replace")
+        self.processes.append(entry)
+
+    @staticmethod
+    def _witness(argv: list[str], run: DriverRun, res: SandboxResult) -> dict[str, float]:
+        """Check a complete record against the request and the parent's witness."""
+        if not run.ok:  # an error record carries no figures
+            return {}
+        check_request(run, iterations=_arg(argv, "--iterations"), warmups=_arg(argv, "--warmups"))
+        return check_witness(run, res)
+
     def once(self, argv: list[str], timeout_s: float) -> tuple[DriverRun, SandboxResult]:
         res = self.run(argv, timeout_s)
         try:
-            run = parse_driver_output(res.stdout)
+            run = parse_driver_output(res.channel.decode("utf-8", errors="replace"))
+            witness = self._witness(argv, run, res)
         except DriverOutputError as exc:
-            self.processes.append(
-                process_entry(
-                    run=None,
-                    command=argv,
-                    exit_code=res.returncode,
-                    stderr=res.stderr,
-                    wall_s=res.wall_seconds,
-                    status=res.status.value,
-                )
-            )
+            self._failed(argv, res, None, status=res.status.value)
+            if res.status is Outcome.OK:  # the driver always reports; something else ended it
+                raise InconsistentTiming(
+                    f"{self.operation}: exited without one valid record on the result "
+                    f"channel: {exc}",
+                    self.processes[-1],
+                ) from exc
             raise TimingError(f"{self.operation}: {res.describe()}: {exc}") from exc
+        except InconsistentRecord as exc:
+            self._failed(argv, res, None, status="INCONSISTENT")
+            raise InconsistentTiming(f"{self.operation}: {exc}", self.processes[-1]) from exc
+        run.raw["witness"] = witness
         if not run.ok:
             self.processes.append(
                 process_entry(
@@ -416,11 +468,19 @@ class MeasuredOperation:
     wall_s: float
     calibration: dict[str, Any]
     error: str | None = None
+    inconsistent: bool = False  # a record failed the witness: stored as INCONSISTENT
 
     @property
     def precision_reached(self) -> float:
         """The next campaign's half-width, relative (see `precision_reached`)."""
         return precision_reached(run_samples(self.runs))
+
+    def discard_as_inconsistent(self, exc: InconsistentTiming) -> None:
+        """A later process of this operation (e.g. of its input pool) failed the witness: no
+        figure of the operation stands; that process's entry joins the evidence."""
+        self.error, self.inconsistent, self.runs = str(exc), True, []
+        if exc.evidence is not None:
+            self.processes.append(exc.evidence)
 
     def to_record(self, *, candidate: str, label: str, **extra: Any) -> TimingRecord:
         """The timing record of this operation, built from the driver output."""
@@ -435,6 +495,7 @@ class MeasuredOperation:
             started_utc=self.started_utc,
             ended_utc=self.ended_utc,
             error=self.error,
+            status=MeasurementStatus.INCONSISTENT.value if self.inconsistent else None,
             **extra,
         )
 
@@ -498,7 +559,7 @@ def measure_operation(
         switches=switches,
     )
     started, t0 = _now(), time.monotonic()
-    error = None
+    error, inconsistent = None, False
     try:
         if planner == "guide":
             plan, calibration = _run_guide(ctx, guide, call_s=calibration_call_s)
@@ -507,6 +568,7 @@ def measure_operation(
     except TimingError as exc:
         # Kept as a failed measurement: its processes (stdout, stderr, command) are the evidence.
         plan, calibration, error = {"planner": planner}, {}, str(exc)
+        inconsistent = isinstance(exc, InconsistentTiming)
         ctx.runs.clear()
     return MeasuredOperation(
         operation=operation,
@@ -519,6 +581,7 @@ def measure_operation(
         wall_s=time.monotonic() - t0,
         calibration=calibration,
         error=error,
+        inconsistent=inconsistent,
     )
 
 

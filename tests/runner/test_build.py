@@ -126,7 +126,7 @@ print(keygen(b'a' * 64) == keygen(b'a' * 64), keygen(b'a' * 64) == keygen(b'b' *
 """
     import sys
 
-    res = run_sandboxed([sys.executable, "-I", "-c", code])
+    res = run_sandboxed([sys.executable, "-I", "-c", code], read_only=[lib])
     assert res.ok, res.stderr
     assert res.stdout.split() == [
         "kem-ex1",

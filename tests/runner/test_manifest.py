@@ -59,8 +59,8 @@ def test_example_kem_manifest_resolves_sources_includes_and_driver():
 
 def test_every_shipped_manifest_loads():
     paths = sorted(EXAMPLES.glob("*.toml"))
-    # 4 examples (kem, sign, hash, kex) and 12 faulty fixtures
-    assert len(paths) == 16
+    # 4 examples (kem, sign, hash, kex), 12 faulty fixtures and 9 hostile fixtures
+    assert len(paths) == 16 + 9
     ids = [load_manifest(p).candidate for p in paths]
     assert len(set(ids)) == len(ids)
     assert not any(i.split("-")[1].isdigit() for i in ids)  # never a real kem-NN id
@@ -181,6 +181,8 @@ def test_symlink_inside_the_root_is_fine(tmp_path):
         ('colour = "red"', "unknown key"),
         ('kat_digest = "abc strict x.txt"', "kat_digest"),
         ("kat_timeout = -1", "kat_timeout"),
+        ("kat_timeout = inf", "kat_timeout"),
+        ("kat_timeout = nan", "kat_timeout"),
         ('kat_output = "../x.txt"', "kat_output"),
     ],
 )
@@ -217,3 +219,16 @@ def test_digest_line_parsing_and_round_trip():
     for bad in [f"{sha} loose lbl/x", f"{sha[:-1]} strict lbl/x", f"{sha} strict:x lbl/x"]:
         with pytest.raises(ManifestError):
             KatDigest.parse(bad)
+
+
+def test_manifest_cannot_raise_its_kat_timeout_above_the_operator_maximum(tmp_path, monkeypatch):
+    monkeypatch.delenv("NGCC_MAX_KAT_TIMEOUT", raising=False)
+    inst = load_manifest(write(tmp_path, instance_extra="kat_timeout = 1e12")).instances[0]
+    assert (inst.kat_timeout, inst.kat_timeout_requested) == (900.0, 1e12)
+    monkeypatch.setenv("NGCC_MAX_KAT_TIMEOUT", "5")
+    inst = load_manifest(write(tmp_path, instance_extra="kat_timeout = 1e12")).instances[0]
+    assert inst.kat_timeout == 5.0
+    # Lowering is the manifest's right; the default is the operator's maximum.
+    inst = load_manifest(write(tmp_path, instance_extra="kat_timeout = 2")).instances[0]
+    assert inst.kat_timeout == 2.0
+    assert load_manifest(write(tmp_path)).instances[0].kat_timeout == 5.0

@@ -305,3 +305,26 @@ def test_measure_steps_are_interleaved_in_a_seeded_recorded_order(db):
     # every measure step still comes after every calibration and before every profile
     phases = [s.phase for s in first.steps.order_by("seq")]
     assert phases == sorted(phases, key=["build", "kat", "calibrate", "measure", "profile"].index)
+
+
+def test_register_detects_the_sandbox_and_refuses_unsandboxed_campaigns(db):
+    system = system_register(key="here_sbx", cpu=0, allow_unfixed_host=True)
+    assert system.sandbox_refused == ""  # bubblewrap works on our machines
+    submission_add(manifest_path=EXAMPLES / "kem-ex1.toml")
+    refused = "bwrap refused: No permissions to create new namespace"
+    system_register(key="here_nons", cpu=0, allow_unfixed_host=True, sandbox_refused=refused)
+    with pytest.raises(RunnerError, match="cannot sandbox candidate code .*--allow-unsandboxed"):
+        campaign_start(system_key="here_nons", enqueue=False)
+    system = system_register(
+        key="here_nons",
+        cpu=0,
+        allow_unfixed_host=True,
+        allow_unsandboxed=True,
+        sandbox_refused=refused,
+    )
+    assert (system.sandbox_refused, system.allow_unsandboxed) == (refused, True)
+    campaign = campaign_start(system_key="here_nons", enqueue=False)
+    # Flagged like an unfixed host, on every page the campaign feeds.
+    assert campaign.unfixed_host
+    assert campaign.host_problems[-1] == f"candidate code ran without the sandbox ({refused})"
+    assert campaign.host_problems[:-1] == system.host_problems

@@ -9,10 +9,10 @@ import pytest
 
 from measurements.harness_records import parse_timing_record, timing_record_json
 from measurements.stats import aggregates_from_trials
-from runner.harness.sandbox import Limits, run_sandboxed
 from runner.harness.timing import (
     AdaptiveParams,
     GuideParams,
+    InconsistentTiming,
     build_driver,
     measure_operation,
     sandbox_runner,
@@ -99,13 +99,28 @@ def test_adaptive_plan_respects_its_budget(toy):
     assert m.plan["precision_reached"] > 1e-9
 
 
+def test_a_later_inconsistent_process_voids_the_measurement(toy):
+    """An input-pool process failing the witness leaves no figure of the operation standing."""
+    driver, lib = toy
+    m = measure_operation(driver=driver, library=lib, operation="keygen", guide=TINY_GUIDE)
+    assert m.error is None and m.runs
+    evidence = {"command": ["ngcc-time", "--input-seed", "3"], "status": "INCONSISTENT"}
+    m.discard_as_inconsistent(InconsistentTiming("keygen: forged", evidence))
+    record = _record(m)
+    assert (record["status"], record["error"], record["trials"]) == (
+        "INCONSISTENT",
+        "keygen: forged",
+        [],
+    )
+    assert record["processes"][-1]["command"] == ["ngcc-time", "--input-seed", "3"]
+    assert record.get("mean_cycles") is None
+    assert parse_timing_record("r.json", record).aggregates is None
+
+
 def test_refused_decapsulation_is_a_failed_measurement(toy):
     driver, lib = toy
 
-    def bad_dec(argv, timeout_s):
-        return run_sandboxed(
-            argv, env={"NGCC_TOY_BAD_DEC": "1"}, limits=Limits(wall_seconds=timeout_s)
-        )
+    bad_dec = sandbox_runner(env={"NGCC_TOY_BAD_DEC": "1"})
 
     m = measure_operation(
         driver=driver, library=lib, operation="dec", guide=TINY_GUIDE, run=bad_dec
@@ -126,13 +141,13 @@ def _as_core_cycles(scale_calls: set[int]):
     def run(argv, timeout_s):
         res = real(argv, timeout_s)
         seen["n"] += 1
-        out = json.loads(res.stdout)
+        out = json.loads(res.channel)
         out["counter"]["name"] = "perf_cycles"
         if seen["n"] in scale_calls:
             for t in out["trials"]:
                 t["cycles"] //= 2
                 t["samples"] = [s // 2 for s in t["samples"]]
-        res.stdout = json.dumps(out)
+        res.channel = json.dumps(out).encode()
         return res
 
     return run
@@ -140,7 +155,7 @@ def _as_core_cycles(scale_calls: set[int]):
 
 def test_disturbed_trial_is_rerun_counted_and_recorded(toy):
     driver, lib = toy
-    hz = json.loads(sandbox_runner()([str(driver), str(lib), "keygen"], 60).stdout)["counter"]
+    hz = json.loads(sandbox_runner()([str(driver), str(lib), "keygen"], 60).channel)["counter"]
     m = measure_operation(
         driver=driver,
         library=lib,

@@ -131,7 +131,7 @@ def test_refused_operation_is_stored_as_failed_without_partial_rows(work_dir, mo
         def wrapped(argv, timeout_s):
             res = run(argv, timeout_s)
             if argv[-1] == "dec":
-                res.stdout = json.dumps(
+                res.channel = json.dumps(
                     {
                         "driver": "ngcc-time",
                         "version": 1,
@@ -143,7 +143,7 @@ def test_refused_operation_is_stored_as_failed_without_partial_rows(work_dir, mo
                         "warmups": 0,
                         "trials": [],
                     }
-                )
+                ).encode()
                 res.returncode = 2
             return res
 
