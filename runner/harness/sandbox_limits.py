@@ -20,6 +20,7 @@ from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_V1_PIDS = CGROUP_ROOT / "pids"
+PREFIX = "ngcc-sbx-"
 
 
 def user_process_count() -> int:
@@ -45,7 +46,7 @@ class PidsCgroup:
     @staticmethod
     def _create(max_pids: int) -> Path | None:
         for base in _own_pids_cgroups():
-            path = base / f"ngcc-sbx-{uuid.uuid4().hex[:12]}"
+            path = base / f"{PREFIX}{uuid.uuid4().hex[:12]}"
             try:
                 path.mkdir()
                 (path / "pids.max").write_text(str(max_pids))
@@ -90,6 +91,22 @@ class PidsCgroup:
         except OSError:
             return []
         return [int(x) for x in text.split()]
+
+
+def remove_stale_cgroups() -> int:
+    """Empty and remove the step cgroups a killed worker left behind; returns how many.
+
+    For the worker's start only (one worker per box): a step interrupted by a killed
+    worker can leave bubblewrap's namespace init waiting for a parent that is gone.
+    """
+    removed = 0
+    for base in _own_pids_cgroups():
+        for path in base.glob(f"{PREFIX}*"):
+            stale = PidsCgroup(None)
+            stale.path = path
+            stale.remove()
+            removed += not path.exists()
+    return removed
 
 
 def _own_pids_cgroups() -> list[Path]:

@@ -10,6 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 from runner.harness.sandbox import Limits, Outcome, run_sandboxed
 
 PY = sys.executable
@@ -171,3 +173,18 @@ def test_without_namespaces_runs_are_refused_unless_the_operator_allowed_them(mo
     monkeypatch.setenv("NGCC_ALLOW_UNSANDBOXED", "1")
     res = py("print('ran')")
     assert res.ok and res.stdout == "ran\n" and res.sandboxed is False
+
+
+def test_stale_step_cgroups_of_a_killed_worker_are_emptied_and_removed():
+    import subprocess
+
+    from runner.harness.sandbox_limits import PidsCgroup, remove_stale_cgroups
+
+    cgroup = PidsCgroup(8)
+    if cgroup.path is None:
+        pytest.skip("no pids cgroup here (not root, or no writable pids hierarchy)")
+    # A process left in a step's cgroup, as a killed worker leaves one.
+    left = subprocess.Popen(["/bin/sleep", "600"], preexec_fn=cgroup.join_fn())
+    assert cgroup.pids() == [left.pid]
+    assert remove_stale_cgroups() >= 1
+    assert left.wait(timeout=30) == -signal.SIGKILL and not cgroup.path.exists()

@@ -1,5 +1,5 @@
 /* Hostile fixtures: writes and reads outside the step's scratch directory. */
-#define _GNU_SOURCE
+/* _GNU_SOURCE comes from the harness flags (-D_GNU_SOURCE) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Hostile fixtures: forged timing records. */
-#define _GNU_SOURCE
+/* _GNU_SOURCE comes from the harness flags (-D_GNU_SOURCE) */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

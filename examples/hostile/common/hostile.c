@@ -18,11 +18,9 @@
  * The project folder is derived from this file's own path (__FILE__ is absolute:
  * the harness compiles absolute paths), as an attacker would.
  */
-#define _GNU_SOURCE
+/* _GNU_SOURCE comes from the harness flags (-D_GNU_SOURCE) */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 

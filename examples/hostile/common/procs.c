@@ -1,5 +1,5 @@
 /* Hostile fixtures: network, process floods, daemons. */
-#define _GNU_SOURCE
+/* _GNU_SOURCE comes from the harness flags (-D_GNU_SOURCE) */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>

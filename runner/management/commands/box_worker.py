@@ -14,7 +14,11 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
+        from runner.harness.sandbox_limits import remove_stale_cgroups
+
         cluster = settings.NGCC_CLUSTER
+        if stale := remove_stale_cgroups():
+            self.stdout.write(f"removed {stale} sandbox cgroups left by a killed worker")
         recovered = campaigns_recover(system_key=cluster)
         for key, steps in recovered.items():
             self.stdout.write(f"recovered campaign {key}: {steps} unfinished steps queued again")
