@@ -135,34 +135,8 @@ def max_import_file_bytes() -> int:
     return int(getattr(settings, "NGCC_IMPORT_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES))
 
 
-@transaction.atomic
-def harness_dataset_import(
-    *,
-    directory: Path,
-    system_key: str,
-    progress: ProgressCallback | None = None,
-    max_file_bytes: int | None = None,
-) -> ImportSummary:
-    """Import `directory` (campaign.json, build.json, kat/, records/, profile/) for a system.
-
-    Only regular files inside the (resolved) folder are read, each up to `max_file_bytes`.
-    """
-    root = Path(directory).resolve()
-    limit = max_file_bytes or max_import_file_bytes()
-    summary = ImportSummary()
-    files = _dataset_files(root)
-    display = lambda rel: str(root / rel)  # noqa: E731
-
-    campaign_bytes = read_confined(root, "campaign.json", limit=limit)
-    info = parse_campaign(
-        display("campaign.json"), load_json(display("campaign.json"), campaign_bytes)
-    )
-    if info.system_id != system_key:
-        raise HarnessDataError(
-            display("campaign.json"),
-            "system_id",
-            f"dataset is for system {info.system_id!r}, not {system_key!r}",
-        )
+def _dataset_campaign(info, system_key: str, summary: ImportSummary) -> Campaign:
+    """The system (made from the dataset's environment when new) and its imported campaign."""
     env = info.environment_at_start
     system, created = System.objects.get_or_create(
         key=system_key,
@@ -173,9 +147,8 @@ def harness_dataset_import(
         },
     )
     summary.counts["systems"] += int(created)
-    campaign_key = f"{system_key}-{info.started_utc.strftime('%Y%m%dT%H%M%SZ')}"
     campaign, created = Campaign.objects.get_or_create(
-        key=campaign_key,
+        key=f"{system_key}-{info.started_utc.strftime('%Y%m%dT%H%M%SZ')}",
         defaults={
             "system": system,
             "source": "imported",
@@ -194,104 +167,144 @@ def harness_dataset_import(
         },
     )
     summary.counts["campaigns"] += int(created)
+    return campaign
 
+
+@dataclass
+class _DatasetImport:
+    """One dataset's files stored into one campaign; each kind of file has its own method."""
+
+    campaign: Campaign
+    summary: ImportSummary
+    instances: dict[tuple[str, str], Instance] = field(default_factory=dict)
+
+    def instance_for(self, candidate: str, label: str, **extra: str) -> Instance:
+        key = (candidate, label)
+        if key not in self.instances:
+            instance, made = instance_get_or_create(candidate=candidate, label=label, **extra)
+            self.summary.counts["instances"] += int(made)
+            self.instances[key] = instance
+        return self.instances[key]
+
+    def store(self, path: str, rel: str, kind: str, content: bytes, evidence) -> None:
+        if kind == "build":
+            self.build_index(path, content)
+        elif kind == EvidenceFile.Kind.KAT_LOG:
+            self.kat_log(path, rel, content, evidence)
+        elif kind == EvidenceFile.Kind.RECORD:
+            record = parse_timing_record(path, load_json(path, content))
+            instance = self.instance_for(record.candidate, record.label)
+            timing_record_store(
+                campaign=self.campaign, record=record, evidence=evidence, instance=instance
+            )
+            self.summary.counts["measurements"] += 1
+            self.summary.counts["trials"] += len(record.trials)
+        elif kind == EvidenceFile.Kind.PROFILE:
+            profile = parse_hash_profile(path, load_json(path, content))
+            instance = self.instance_for(profile.candidate, profile.label)
+            hash_profile_store(
+                campaign=self.campaign, profile=profile, evidence=evidence, instance=instance
+            )
+            self.summary.counts["hash profiles"] += 1
+
+    def build_index(self, path: str, content: bytes) -> None:
+        for entry in parse_build_index(path, load_json(path, content)):
+            instance = self.instance_for(
+                entry.candidate, entry.label, api_instance=entry.api_instance, variant=entry.variant
+            )
+            _, changed = build_record(
+                campaign=self.campaign,
+                instance=instance,
+                flags=entry.flags,
+                kat_status=entry.kat,
+                guide_result=entry.guide_result,
+                library_path=entry.library,
+                library_sha256=entry.library_sha256,
+                elf_load_bytes=entry.elf_load_bytes,
+                kat_log_path=entry.kat_log,
+                kat_log_sha256=entry.kat_log_sha256,
+            )
+            self.summary.counts["builds"] += int(changed)
+
+    def kat_log(self, path: str, rel: str, content: bytes, evidence) -> None:
+        candidate, name = _kat_log_instance(path, rel)
+        log = parse_kat_log(path, content)
+        instance = self.instance_for(candidate, name)
+        build = instance.builds.filter(campaign=self.campaign).first()
+        if build is not None:
+            if build.kat_log_sha256 and build.kat_log_sha256 != evidence.sha256:
+                raise HarnessDataError(
+                    path,
+                    "kat_log_sha256",
+                    f"build.json says {build.kat_log_sha256[:16]}…, file has "
+                    f"{evidence.sha256[:16]}…",
+                )
+            build.kat_log = evidence
+            build.compiler = log.fields.get("compiler", build.compiler)
+            build.build_flags = log.fields.get("build_flags", build.build_flags)
+            build.save(update_fields=["kat_log", "compiler", "build_flags"])
+            kat_result_record(
+                build=build,
+                kind="official",
+                status=log.result_status or build.kat_status,
+                manifest_line=log.fields.get("manifest", ""),
+                log=content.decode("utf-8", errors="replace"),
+                evidence=evidence,
+            )
+            self.summary.counts["KAT results"] += 1
+        submission = instance.submission
+        if log.algorithm and not submission.algorithm:
+            submission.algorithm = log.algorithm
+            submission.save(update_fields=["algorithm"])
+
+
+@transaction.atomic
+def harness_dataset_import(
+    *,
+    directory: Path,
+    system_key: str,
+    progress: ProgressCallback | None = None,
+    max_file_bytes: int | None = None,
+) -> ImportSummary:
+    """Import `directory` (campaign.json, build.json, kat/, records/, profile/) for a system.
+
+    Only regular files inside the (resolved) folder are read, each up to `max_file_bytes`.
+    """
+    root = Path(directory).resolve()
+    limit = max_file_bytes or max_import_file_bytes()
+    summary = ImportSummary()
+    files = _dataset_files(root)
+    campaign_path = str(root / "campaign.json")
+    info = parse_campaign(
+        campaign_path, load_json(campaign_path, read_confined(root, "campaign.json", limit=limit))
+    )
+    if info.system_id != system_key:
+        raise HarnessDataError(
+            campaign_path,
+            "system_id",
+            f"dataset is for system {info.system_id!r}, not {system_key!r}",
+        )
+    campaign = _dataset_campaign(info, system_key, summary)
     known = dict(
         EvidenceFile.objects.filter(campaign=campaign).values_list("relative_path", "sha256")
     )
-    builds_by_label: dict[tuple[str, str], object] = {}
-    instances: dict[tuple[str, str], Instance] = {
-        (i.submission.key, i.label): i for i in Instance.objects.select_related("submission")
-    }
-
-    def instance_for(candidate: str, label: str, **extra: str) -> Instance:
-        key = (candidate, label)
-        if key not in instances:
-            instance, made = instance_get_or_create(candidate=candidate, label=label, **extra)
-            summary.counts["instances"] += int(made)
-            instances[key] = instance
-        return instances[key]
-
+    dataset = _DatasetImport(
+        campaign,
+        summary,
+        {(i.submission.key, i.label): i for i in Instance.objects.select_related("submission")},
+    )
     submissions_before = Submission.objects.count()
     for done, (rel, kind) in enumerate(files, start=1):
         summary.files_seen += 1
-        path = display(rel)
         content = read_confined(root, rel, limit=limit)
         if known.get(rel) == sha256_hex(content):
             summary.files_unchanged += 1
-            if progress:
-                progress(done, len(files), rel)
-            continue
-        evidence, _ = evidence_store(
-            campaign=campaign, relative_path=rel, kind=kind, content=content
-        )
-        summary.counts["evidence files"] += 1
-        if kind == "build":
-            for entry in parse_build_index(path, load_json(path, content)):
-                instance = instance_for(
-                    entry.candidate,
-                    entry.label,
-                    api_instance=entry.api_instance,
-                    variant=entry.variant,
-                )
-                build, changed = build_record(
-                    campaign=campaign,
-                    instance=instance,
-                    flags=entry.flags,
-                    kat_status=entry.kat,
-                    guide_result=entry.guide_result,
-                    library_path=entry.library,
-                    library_sha256=entry.library_sha256,
-                    elf_load_bytes=entry.elf_load_bytes,
-                    kat_log_path=entry.kat_log,
-                    kat_log_sha256=entry.kat_log_sha256,
-                )
-                summary.counts["builds"] += int(changed)
-                builds_by_label[(entry.candidate, entry.label)] = build
-        elif kind == EvidenceFile.Kind.KAT_LOG:
-            candidate, name = _kat_log_instance(path, rel)
-            log = parse_kat_log(path, content)
-            instance = instance_for(candidate, name)
-            build = instance.builds.filter(campaign=campaign).first()
-            if build is not None:
-                if build.kat_log_sha256 and build.kat_log_sha256 != evidence.sha256:
-                    raise HarnessDataError(
-                        path,
-                        "kat_log_sha256",
-                        f"build.json says {build.kat_log_sha256[:16]}…, file has "
-                        f"{evidence.sha256[:16]}…",
-                    )
-                build.kat_log = evidence
-                build.compiler = log.fields.get("compiler", build.compiler)
-                build.build_flags = log.fields.get("build_flags", build.build_flags)
-                build.save(update_fields=["kat_log", "compiler", "build_flags"])
-                kat_result_record(
-                    build=build,
-                    kind="official",
-                    status=log.result_status or build.kat_status,
-                    manifest_line=log.fields.get("manifest", ""),
-                    log=content.decode("utf-8", errors="replace"),
-                    evidence=evidence,
-                )
-                summary.counts["KAT results"] += 1
-            submission = instance.submission
-            if log.algorithm and not submission.algorithm:
-                submission.algorithm = log.algorithm
-                submission.save(update_fields=["algorithm"])
-        elif kind == EvidenceFile.Kind.RECORD:
-            record = parse_timing_record(path, load_json(path, content))
-            instance = instance_for(record.candidate, record.label)
-            timing_record_store(
-                campaign=campaign, record=record, evidence=evidence, instance=instance
+        else:
+            evidence, _ = evidence_store(
+                campaign=campaign, relative_path=rel, kind=kind, content=content
             )
-            summary.counts["measurements"] += 1
-            summary.counts["trials"] += len(record.trials)
-        elif kind == EvidenceFile.Kind.PROFILE:
-            profile = parse_hash_profile(path, load_json(path, content))
-            instance = instance_for(profile.candidate, profile.label)
-            hash_profile_store(
-                campaign=campaign, profile=profile, evidence=evidence, instance=instance
-            )
-            summary.counts["hash profiles"] += 1
+            summary.counts["evidence files"] += 1
+            dataset.store(str(root / rel), rel, kind, content, evidence)
         if progress:
             progress(done, len(files), rel)
 
