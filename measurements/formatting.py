@@ -293,17 +293,20 @@ def format_precision(reached: float | None, target: float | None, missed_reason:
 
 
 def format_input_spread(pool: Mapping[str, object] | None) -> str:
-    """`±19 % across 16 inputs (noise ±1.1 %): depends on the input` or `±0.9 % across 16
-    inputs`: the interquartile half-range of the per-input medians, relative to their median."""
+    """`±19 % across 16 inputs (noise ±1.1 %): depends on the input`, `±9 % across 16 inputs
+    (noise ±12 %): within the noise` or `±0.9 % across 16 inputs` (no noise recorded): the
+    interquartile half-range of the per-input floors, relative to their median."""
     if not pool or _is_missing(pool.get("spread_relative")):
         if pool and pool.get("error"):
             return f"not measured: {pool['error']}"
         return MISSING
     spread = f"±{_percent_2sig(float(pool['spread_relative']) / 2)} %"
     text = f"{spread} across {pool.get('pool_size')} inputs"
+    noise = float(pool.get("noise_relative") or 0.0) / 2
     if pool.get("input_dependent"):
-        noise = float(pool.get("noise_relative") or 0.0) / 2
         return f"{text} (noise ±{_percent_2sig(noise)} %): depends on the input"
+    if noise:
+        return f"{text} (noise ±{_percent_2sig(noise)} %): within the noise"
     return text
 
 

@@ -275,10 +275,11 @@ def run_measure(step: CampaignStep) -> StepOutcome:
 def _input_pool(step: CampaignStep, measured: Any, library: Path) -> dict[str, Any]:
     """The operation timed over the campaign's seeded pool of inputs (none for hash lengths).
 
-    Each input is one sandboxed process of about a quarter of a fixed-input process; its noise is
-    judged against the fixed input's process-to-process spread. A failing input is recorded as
-    the pool's error (the fixed-input figure stands); an input whose record fails the parent's
-    witness makes the whole measurement INCONSISTENT."""
+    Each input is one sandboxed process of about a quarter of a fixed-input process, run right
+    after a reference process of the fixed input; inputs are judged by their ratio to that
+    reference and the noise by the ratios of consecutive references (`input_pool`). A failing
+    input is recorded as the pool's error (the fixed-input figure stands); an input whose record
+    fails the parent's witness makes the whole measurement INCONSISTENT."""
     from runner.harness.input_pool import floor_of, measure_input_pool, process_spread_relative
     from runner.harness.timing import InconsistentTiming, TimingError, run_samples
 

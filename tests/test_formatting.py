@@ -132,6 +132,8 @@ def test_input_spread():
         "input_dependent": True,
     }
     assert format_input_spread(varies) == "±19 % across 8 inputs (noise ±1 %): depends on the input"
+    hidden = {**varies, "noise_relative": 0.5, "input_dependent": False}  # too noisy to tell
+    assert format_input_spread(hidden) == "±19 % across 8 inputs (noise ±25 %): within the noise"
     assert format_input_spread({}) == "–"
     assert (
         format_input_spread({"pool_size": 4, "error": "dec refused"}) == "not measured: dec refused"

@@ -4,9 +4,14 @@ The comparable figure times every process on the one input the guide's fixed see
 operations take data-dependent time (decapsulation of different ciphertexts, signing with
 rejection sampling), so NGCC Perf also times a pool of inputs drawn from the seeded DRNG: input
 ``k`` is the driver's ``--input-seed k`` (its own key pair, ciphertext, signature or message).
-Each input runs in its own sandboxed process; the result separates the spread *across inputs*
-(interquartile range of the per-input medians) from measurement *noise* (the typical within-input
-95 % interval), so a page can say when an operation's time depends on its input.
+Each input runs in its own sandboxed process, right after a process of the fixed input (input
+0, the *reference*), and one more reference process closes the pool. A box that changes speed for
+seconds at a time (frequency, neighbours) moves a process and its neighbour together, so each
+input is judged by the ratio of its floor to the reference just before it: the spread *across
+inputs* is the interquartile range of those ratios, and the measurement *noise* is that of the
+ratios of consecutive reference processes (the same input twice, so whatever spread they show is
+noise). A page can then say when an operation's time depends on its input, and that verdict does
+not depend on how busy the machine was.
 """
 
 from __future__ import annotations
@@ -55,7 +60,26 @@ class InputPoolResult:
     #: Process-to-process spread of the fixed input (relative interquartile range of its
     #: processes' floors), given by the caller from the fixed-input measurement: every input
     #: runs in its own process, so this much spread appears even for a constant-time operation.
+    #: The noise of a pool measured without references (older records).
     process_spread_relative: float = 0.0
+    #: Floors of the reference (fixed-input) processes: one before each input and one after the
+    #: last, so ``reference_floors[i]`` ran just before ``inputs[i]``.
+    reference_floors: tuple[float, ...] = ()
+
+    @property
+    def paired(self) -> bool:
+        return len(self.reference_floors) == len(self.inputs) + 1 and all(self.reference_floors)
+
+    @property
+    def input_ratios(self) -> list[float]:
+        """Each input's floor over the reference process just before it."""
+        return [i.floor / ref for i, ref in zip(self.inputs, self.reference_floors, strict=False)]
+
+    @property
+    def reference_ratios(self) -> list[float]:
+        """Each reference floor over the one before it: the same input twice, pure noise."""
+        refs = self.reference_floors
+        return [b / a for a, b in zip(refs, refs[1:], strict=False)]
 
     @property
     def pool_size(self) -> int:
@@ -67,19 +91,21 @@ class InputPoolResult:
 
     @property
     def spread_relative(self) -> float:
-        """Interquartile range of the per-input floors, relative to their median: how much an
-        input's own cost varies, robust to a loaded machine (which inflates medians)."""
-        floors = sorted(i.floor for i in self.inputs)
-        if len(floors) < 2:
-            return 0.0
-        q1, centre, q3 = statistics.quantiles(floors, n=4, method="inclusive")
-        return (q3 - q1) / centre if centre else 0.0
+        """Interquartile range of the per-input floors (over the reference just before each, when
+        measured paired), relative to their median: how much an input's own cost varies, robust
+        to a loaded machine (which inflates medians and moves neighbouring processes together)."""
+        if self.paired:
+            return relative_iqr(self.input_ratios)
+        return relative_iqr([i.floor for i in self.inputs])
 
     @property
     def noise_relative(self) -> float:
-        """The spread a constant-time operation would show across the pool: every input is one
-        process, so it is the fixed input's process-to-process spread of floors where that was
-        measured, else the typical (median) within-input 95 % interval half-width."""
+        """The spread a constant-time operation would show across the pool: the relative
+        interquartile range of consecutive reference ratios where the pool was measured paired;
+        else the fixed input's process-to-process spread of floors where that was measured, else
+        the typical (median) within-input 95 % interval half-width."""
+        if self.paired:
+            return relative_iqr(self.reference_ratios)
         if self.process_spread_relative:
             return self.process_spread_relative
         return statistics.median(i.noise_relative for i in self.inputs)
@@ -99,9 +125,19 @@ class InputPoolResult:
             "spread_relative": self.spread_relative,
             "noise_relative": self.noise_relative,
             "process_spread_relative": self.process_spread_relative,
+            "reference_floors": list(self.reference_floors),
             "input_dependent": self.input_dependent,
             "inputs": [asdict(i) for i in self.inputs],
         }
+
+
+def relative_iqr(values: Sequence[float]) -> float:
+    """Interquartile range over the median (0 below 2 values or with a zero median)."""
+    data = sorted(values)
+    if len(data) < 2:
+        return 0.0
+    q1, centre, q3 = statistics.quantiles(data, n=4, method="inclusive")
+    return (q3 - q1) / centre if centre else 0.0
 
 
 def floor_of(samples: Sequence[float]) -> float:
@@ -136,14 +172,15 @@ def measure_input_pool(
     timeout_s: float = 300.0,
     process_spread_relative: float = 0.0,
 ) -> InputPoolResult:
-    """Time inputs ``first_input .. first_input + pool_size - 1``, one process each.
+    """Time inputs ``first_input .. first_input + pool_size - 1``, one process each, each right
+    after a process of the fixed input (the reference; one more closes the pool).
 
     Raises `TimingError` (from the driver's own message) when a process fails or refuses, e.g. a
     decapsulation that does not return the encapsulated secret for one of the inputs.
     """
     run = sandbox_runner(limits)
-    inputs = []
-    for k in range(first_input, first_input + pool_size):
+
+    def floor_and_samples(input_seed: int) -> list[float]:
         ctx = _context(
             driver=driver,
             library=library,
@@ -152,22 +189,29 @@ def measure_input_pool(
             cpu=cpu,
             counter=counter,
             digest_bits=None,
-            input_seed=k,
+            input_seed=input_seed,
             run=run,
         )
         result, _ = ctx.once(
             ctx.argv(iterations=iterations, warmups=warmups, batch=batch), timeout_s
         )
-        inputs.append(input_timing(k, per_call_samples(result.trials)))
+        return per_call_samples(result.trials)
+
+    inputs, references = [], []
+    for k in range(first_input, first_input + pool_size):
+        references.append(floor_of(floor_and_samples(0)))
+        inputs.append(input_timing(k, floor_and_samples(k)))
+    references.append(floor_of(floor_and_samples(0)))
     return InputPoolResult(
-        operation, input_bytes, first_input, tuple(inputs), process_spread_relative
+        operation,
+        input_bytes,
+        first_input,
+        tuple(inputs),
+        process_spread_relative,
+        tuple(references),
     )
 
 
 def process_spread_relative(process_floors: Sequence[float]) -> float:
     """Relative interquartile range of per-process floors of one input (0 below 2 processes)."""
-    values = sorted(process_floors)
-    if len(values) < 2:
-        return 0.0
-    q1, centre, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return (q3 - q1) / centre if centre else 0.0
+    return relative_iqr(process_floors)

@@ -60,13 +60,15 @@ static void cpa_dec(unsigned char m[RLWE_SYM], const unsigned char *sk_s,
     poly_unpack(&v, ct + RLWE_POLY_BYTES);
     poly_mul_add(&w, &u, &s, NULL);
 #ifdef RLWE_VARIABLE_TIME_DEC
-    /* Deliberately input-dependent (instance rlwe-lpr-256-vt only): 0..7 extra products chosen
-     * by the low bits of the ciphertext's first byte, results discarded. It models a candidate
-     * whose decapsulation time depends on the ciphertext, so that the harness's input-pool
-     * measurement has a spread across inputs to find; the decapsulated value is unchanged. */
+    /* Deliberately input-dependent (instance rlwe-lpr-256-vt only): 2^b - 1 extra products,
+     * b = the low 3 bits of the ciphertext's first byte (0..127 products), results discarded. It
+     * models a candidate whose decapsulation time depends on the ciphertext, so that the
+     * harness's input-pool measurement has a spread across inputs to find; the spread is made
+     * far wider (up to ~40x) than any process-to-process noise seen on a busy machine, so the
+     * verdict does not hinge on how quiet the box is. The decapsulated value is unchanged. */
     {
         poly scratch;
-        for (int k = 0; k < (ct[0] & 7); k++)
+        for (int k = 0; k < (1 << (ct[0] & 7)) - 1; k++)
             poly_mul_add(&scratch, &u, &s, NULL);
     }
 #endif
