@@ -21,7 +21,10 @@ STEADY = "#1f5fbf"
 
 def _bounds(series: HistorySeries) -> tuple[float, float] | None:
     values = [
-        v for p in series.points for v in (p.cycles, p.low, p.high) if v is not None and v > 0
+        v
+        for p in series.points
+        for v in (p.cycles, p.next_low, p.next_high)
+        if v is not None and v > 0
     ]
     if not values:
         return None
@@ -31,7 +34,7 @@ def _bounds(series: HistorySeries) -> tuple[float, float] | None:
 
 
 def history_chart(series: HistorySeries) -> str:
-    """Points (campaigns, oldest left) with interval whiskers; flagged changes in red."""
+    """Points (campaigns, oldest left) with next-campaign whiskers; flagged changes in red."""
     bounds = _bounds(series)
     if bounds is None:
         return ""
@@ -57,10 +60,13 @@ def history_chart(series: HistorySeries) -> str:
             continue
         x = PAD_X + i * step if count > 1 else WIDTH / 2
         colour = CHANGED if point.change else STEADY
-        if point.low is not None and point.high is not None:
+        # Whiskers: where the next campaign is expected, so a point outside its predecessor's
+        # whisker is visibly a change.
+        if point.next_bounds is not None:
+            next_low, next_high = point.next_bounds
             out.append(
-                f'<line x1="{x:.1f}" y1="{y_of(point.high):.1f}" x2="{x:.1f}" '
-                f'y2="{y_of(point.low):.1f}" stroke="{colour}" stroke-width="1.5"/>'
+                f'<line x1="{x:.1f}" y1="{y_of(next_high):.1f}" x2="{x:.1f}" '
+                f'y2="{y_of(next_low):.1f}" stroke="{colour}" stroke-width="1.5"/>'
             )
         label = f"{point.campaign_key}: {fmt.format_cycles(point.cycles)}"
         out.append(

@@ -20,6 +20,7 @@ from simple_history.models import HistoricalRecords
 from measurements import domain
 from measurements.domain import CATEGORIES
 from measurements.label_patterns import label_pattern_problem
+from measurements.uncertainty import next_campaign_bounds
 
 #: The order categories were first stored in; categories added to the registry later follow.
 _CHOICE_ORDER = ("kem", "sign", "kex", "hash", "iccs")
@@ -288,6 +289,9 @@ class Measurement(models.Model):
     precision_reached = models.FloatField(null=True, blank=True)
     precision_target = models.FloatField(null=True, blank=True)
     target_missed_reason = models.CharField(max_length=40, blank=True)
+    # The box's campaign-to-campaign relative spread this figure's interval allows for
+    # (measurements.uncertainty.CampaignSpread.allowance; None for records without samples).
+    campaign_spread = models.FloatField(null=True, blank=True)
     # Memory and sizes.
     baseline_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     peak_rss_bytes = models.PositiveBigIntegerField(null=True, blank=True)
@@ -312,6 +316,20 @@ class Measurement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.instance} {self.operation}"
+
+    def next_campaign_bounds(self) -> tuple[float, float] | None:
+        """Where the next campaign's figure is expected (95 %): the stored interval widened by
+        √2 and by the box's campaign-level spread (`measurements.uncertainty.next_campaign_half`);
+        None without a stored interval. The low end is never below 0."""
+        median, low, high = (
+            self.sample_median_cycles,
+            self.sample_ci95_low_cycles,
+            self.sample_ci95_high_cycles,
+        )
+        if median is None or low is None or high is None:
+            return None
+        low, high = next_campaign_bounds(median, low, high, self.campaign_spread or 0.0)
+        return max(low, 0.0), high
 
     @property
     def target_met(self) -> bool | None:

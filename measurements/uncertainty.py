@@ -18,7 +18,10 @@ Reasonable Time* (2013):
   resamples per figure; the t interval is exact arithmetic, cheap enough for the planner to
   recompute after every process, and stays honest with two or three processes, where a bootstrap
   over processes is far too narrow;
-* `Interval.next_campaign_bounds`: where the next campaign's figure is expected (√2 wider);
+* `Interval.next_campaign_bounds`: where the next campaign's figure is expected: √2 wider, plus
+  the box's campaign-to-campaign shift;
+* `campaign_spread`: that shift (relative standard deviation), learnt from the history of the
+  box's figures over consecutive campaigns and blended with a prior for a new box;
 * `variance_components` and `batches_per_process`: the between- and within-process variance and
   the number of batches per process that minimises the interval for a given cost, which the
   adaptive planner uses to choose between more processes and more batches.
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 #: Two-sided 97.5 % quantiles of Student's t for 1..30 degrees of freedom (95 % intervals).
@@ -68,14 +71,41 @@ _T975 = (
 )
 _Z975 = 1.959963984540054
 
+#: The campaign-to-campaign relative spread assumed for a box with no history yet, and how many
+#: campaign transitions that assumption is worth (settings NGCC_CAMPAIGN_SPREAD_PRIOR and
+#: NGCC_CAMPAIGN_SPREAD_PRIOR_WEIGHT override them; docs/timing.md explains the choice).
+DEFAULT_CAMPAIGN_SPREAD_PRIOR = 0.02
+DEFAULT_CAMPAIGN_SPREAD_PRIOR_WEIGHT = 1.0
 
-def next_campaign_bounds(estimate: float, low: float, high: float) -> tuple[float, float]:
-    """A 95 % interval (low, high) of `estimate` widened by √2 around it: where a new campaign
-    of the same size is expected to land (both campaigns' estimates carry the same error)."""
+
+def next_campaign_half(half: float, estimate: float, campaign_spread: float = 0.0) -> float:
+    """The next campaign's 95 % half-width (absolute) from this campaign's interval half-width.
+
+    A campaign's figure is μ + C + E: C the campaign-level shift of the box (relative standard
+    deviation `campaign_spread`, `campaign_spread` below), E this campaign's own error (95 %
+    half-width `half`). Two campaigns' figures differ by C' − C + E' − E, whose 95 % half-width is
+    √2 · √(half² + (1.96 · campaign_spread · estimate)²). With no campaign-level term it is the
+    confidence interval widened by √2 (both campaigns' estimates carry the same error).
+    """
+    return math.sqrt(2) * math.hypot(half, _Z975 * campaign_spread * abs(estimate))
+
+
+def next_campaign_bounds(
+    estimate: float, low: float, high: float, campaign_spread: float = 0.0
+) -> tuple[float, float]:
+    """Where a new campaign's figure is expected (95 %), around `estimate` with the 95 % interval
+    (low, high) and the box's campaign-level relative spread (`next_campaign_half`)."""
     return (
-        estimate - math.sqrt(2) * (estimate - low),
-        estimate + math.sqrt(2) * (high - estimate),
+        estimate - next_campaign_half(estimate - low, estimate, campaign_spread),
+        estimate + next_campaign_half(high - estimate, estimate, campaign_spread),
     )
+
+
+def next_campaign_half_relative(half_relative: float, campaign_spread: float = 0.0) -> float:
+    """`next_campaign_half` relative to the estimate (inf stays inf)."""
+    if not math.isfinite(half_relative):
+        return math.inf
+    return next_campaign_half(half_relative, 1.0, campaign_spread)
 
 
 PROCESS_METHOD = (
@@ -114,21 +144,23 @@ class Interval:
     def contains(self, value: float) -> bool:
         return self.low <= value <= self.high
 
-    def next_campaign_bounds(self) -> tuple[float, float]:
+    def next_campaign_bounds(self, campaign_spread: float = 0.0) -> tuple[float, float]:
         """Where a new campaign of the same size is expected to land (95 %).
 
         Both campaigns' estimates carry the same error, so their difference has √2 times the
-        spread of one: the confidence interval widened by √2 around the estimate. This is the
-        interval the pages show as "next campaign within".
+        spread of one; on a box whose campaigns shift by `campaign_spread` (relative standard
+        deviation) that term is added (`next_campaign_half`). This is the interval the pages
+        show as "next campaign within".
         """
-        return next_campaign_bounds(self.estimate, self.low, self.high)
+        return next_campaign_bounds(self.estimate, self.low, self.high, campaign_spread)
 
     @property
     def next_campaign_half_width_relative(self) -> float:
-        return math.sqrt(2) * self.half_width_relative
+        """The within-campaign part only: what the adaptive planner can make smaller."""
+        return next_campaign_half_relative(self.half_width_relative)
 
-    def holds_next(self, value: float) -> bool:
-        low, high = self.next_campaign_bounds()
+    def holds_next(self, value: float, campaign_spread: float = 0.0) -> bool:
+        low, high = self.next_campaign_bounds(campaign_spread)
         return low <= value <= high
 
 
@@ -233,12 +265,94 @@ def batches_per_process(
     return max(minimum, min(maximum, math.ceil(r)))
 
 
-def differ_beyond_uncertainty(a: Interval, b: Interval) -> bool:
-    """True when two figures differ by more than their combined uncertainty.
+def differ_beyond_uncertainty(a: Interval, b: Interval, campaign_spread: float = 0.0) -> bool:
+    """True when two campaigns' figures differ by more than their combined uncertainty.
 
-    The rule shown on the pages: the difference of the estimates exceeds the root sum of squares
-    of the two half-widths (the intervals' half-widths combined as independent errors).
+    The rule shown on the pages: the difference of the estimates exceeds
+    √(h_a² + h_b² + 2·(1.96·s·m)²), the two intervals' half-widths combined as independent errors
+    plus the campaign-level shift of the box (relative standard deviation s, m the mean of the
+    two estimates), which moves each campaign by itself.
     """
     half_a = (a.high - a.low) / 2
     half_b = (b.high - b.low) / 2
-    return abs(a.estimate - b.estimate) > math.hypot(half_a, half_b)
+    shift = _Z975 * campaign_spread * (abs(a.estimate) + abs(b.estimate)) / 2
+    return abs(a.estimate - b.estimate) > math.sqrt(half_a**2 + half_b**2 + 2 * shift**2)
+
+
+@dataclass(frozen=True)
+class CampaignSpread:
+    """The box's campaign-to-campaign relative standard deviation, and what it rests on.
+
+    `relative` blends the prior (`prior`, worth `prior_weight` campaign transitions) with the
+    estimate from `transitions` observed consecutive-campaign transitions (`pairs` figures).
+    `allowance` is what intervals add: `relative` widened by Student's t for the few campaigns it
+    rests on (t with transitions + prior weight degrees of freedom, over 1.96), so a new box gets
+    a wide allowance that narrows as its history grows.
+    """
+
+    relative: float
+    allowance: float
+    observed: float | None
+    transitions: int
+    pairs: int
+    prior: float
+    prior_weight: float
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return {
+            "relative": self.relative,
+            "allowance": self.allowance,
+            "observed": self.observed,
+            "transitions": self.transitions,
+            "pairs": self.pairs,
+            "prior": self.prior,
+            "prior_weight": self.prior_weight,
+        }
+
+
+@dataclass(frozen=True)
+class CampaignPair:
+    """One figure's two consecutive campaigns (`transition` names the campaign pair)."""
+
+    transition: tuple[str, str]
+    before: Interval
+    after: Interval
+
+
+def campaign_spread(
+    pairs: Iterable[CampaignPair], *, prior: float, prior_weight: float
+) -> CampaignSpread:
+    """The campaign-level relative spread of a box from the history of its figures.
+
+    Every figure measured in two consecutive campaigns gives d = ln(after / before), whose
+    expected square is 2·s² plus both campaigns' own variances (standard error = 95 % half-width
+    / 1.96). Their mean, less those own variances, over 2 is the observed s² (never negative).
+    All figures of one campaign transition move together when the box does, so the observed value
+    counts as one observation per *transition*, blended with the prior worth `prior_weight`
+    transitions: a new box starts at the prior and learns its own spread campaign by campaign.
+    """
+    terms: list[float] = []
+    transitions: set[tuple[str, str]] = set()
+    for pair in pairs:
+        a, b = pair.before, pair.after
+        if a.estimate <= 0 or b.estimate <= 0:
+            continue
+        own = (a.half_width_relative / _Z975) ** 2 + (b.half_width_relative / _Z975) ** 2
+        if not math.isfinite(own):
+            continue
+        d = math.log(b.estimate / a.estimate)
+        terms.append((d * d - own) / 2)
+        transitions.add(pair.transition)
+    observed = max(0.0, statistics.fmean(terms)) if terms else None
+    n = len(transitions)
+    variance = (prior_weight * prior**2 + n * (observed or 0.0)) / ((prior_weight + n) or 1.0)
+    relative = math.sqrt(variance)
+    return CampaignSpread(
+        relative=relative,
+        allowance=relative * t_quantile_975(max(1, round(prior_weight + n))) / _Z975,
+        observed=None if observed is None else math.sqrt(observed),
+        transitions=n,
+        pairs=len(terms),
+        prior=prior,
+        prior_weight=prior_weight,
+    )

@@ -27,6 +27,8 @@ from measurements.models import (
     Submission,
     System,
 )
+from measurements.selectors.campaign_spread import campaign_spread_for
+from measurements.services.recording import campaign_spread_refresh
 from measurements.services.size_audit import size_audit_recompute
 from runner.harness.host import capture_environment, host_problems
 from runner.harness.sandbox import namespaces_refused
@@ -312,6 +314,9 @@ def campaign_start(
             "target_precision": settings.target_precision,
             "op_budget_s": settings.budget_per_op_s,
             "measure_order_seed": measure_order_seed(key, settings),
+            # The box's campaign-to-campaign spread as its history shows it so far; refreshed with
+            # this campaign's own figures when it closes (measurements.services.recording).
+            "campaign_spread": campaign_spread_for(system=system).as_dict(),
         },
     )
     seed = campaign.planning["measure_order_seed"]
@@ -484,6 +489,9 @@ def _campaign_close_if_finished(campaign: Campaign) -> None:
         campaign.status = Campaign.Status.COMPLETE
         campaign.ended_utc = timezone.now()
         campaign.save(update_fields=["status", "ended_utc"])
+        # This campaign's figures join the box's history: every interval now allows for the
+        # campaign-to-campaign spread observed up to and including it.
+        campaign_spread_refresh(campaign=campaign)
         # Measured API sizes are now known: bring the external size audit up to date.
         size_audit_recompute()
 

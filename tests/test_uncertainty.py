@@ -9,10 +9,13 @@ import statistics
 import pytest
 
 from measurements.uncertainty import (
+    CampaignPair,
     Interval,
     VarianceComponents,
     batches_per_process,
+    campaign_spread,
     differ_beyond_uncertainty,
+    next_campaign_half_relative,
     pooled_interval,
     process_interval,
     t_quantile_975,
@@ -110,3 +113,98 @@ def test_t_quantiles():
     assert t_quantile_975(4) == 2.776
     assert t_quantile_975(1000) == pytest.approx(1.96, abs=1e-3)
     assert t_quantile_975(0) == math.inf
+
+
+# --- The campaign-level term: what no single campaign can see -------------------------------------
+
+
+def shifted_campaigns(*, count: int, shift: float, seed: int = 11) -> list[Interval]:
+    """Campaigns whose processes agree closely while the whole box moves by `shift` (relative
+    standard deviation) from one campaign to the next: the situation seen on real boxes."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        level = 10_000.0 * (1.0 + rng.gauss(0.0, shift))
+        groups = [
+            [level + rng.gauss(0.0, 5.0) + rng.gauss(0.0, 2.0) for _ in range(32)] for _ in range(5)
+        ]
+        out.append(process_interval(groups))
+    return out
+
+
+def learnt_allowances(intervals: list[Interval], **prior) -> list[float]:
+    """The allowance each campaign's pages use: every transition up to and including it."""
+    pairs = [
+        CampaignPair((str(i), str(i + 1)), intervals[i], intervals[i + 1])
+        for i in range(len(intervals) - 1)
+    ]
+    return [campaign_spread(pairs[:k], **prior).allowance for k in range(len(intervals))]
+
+
+def test_campaign_shift_defeats_the_process_interval_and_the_learnt_spread_restores_coverage():
+    runs = shifted_campaigns(count=200, shift=0.02)
+    allowances = learnt_allowances(runs, prior=0.02, prior_weight=1.0)
+    pairs = range(len(runs) - 1)
+    process_only = sum(runs[i].holds_next(runs[i + 1].estimate) for i in pairs) / len(pairs)
+    with_spread = sum(runs[i].holds_next(runs[i + 1].estimate, allowances[i]) for i in pairs) / len(
+        pairs
+    )
+    assert process_only < 0.3  # processes agree within 0.1 %, the box moves by 2 %
+    assert with_spread >= 0.9
+    # ...and the learnt spread is the box's own, not the prior: 2 % within a third.
+    final = campaign_spread(
+        [CampaignPair((str(i), str(i + 1)), runs[i], runs[i + 1]) for i in pairs],
+        prior=0.5,
+        prior_weight=1.0,
+    )
+    assert final.transitions == 199 and final.pairs == 199
+    assert final.observed == pytest.approx(0.02, rel=1 / 3)
+
+
+def test_a_box_without_history_gets_the_prior_widened_for_knowing_nothing():
+    spread = campaign_spread([], prior=0.02, prior_weight=1.0)
+    assert spread.relative == 0.02 and spread.observed is None
+    assert spread.transitions == spread.pairs == 0
+    # Student's t with one degree of freedom (the prior's weight), over 1.96.
+    assert spread.allowance == pytest.approx(0.02 * 12.706 / 1.959963984540054)
+
+
+def test_the_observed_spread_is_blended_with_the_prior_by_transitions():
+    a = Interval(100.0, 100.0, 100.0, 5, 100, "x")  # no within-campaign error: d² is all shift
+    b = Interval(110.0, 110.0, 110.0, 5, 100, "x")
+    pairs = [CampaignPair(("c1", "c2"), a, b), CampaignPair(("c1", "c2"), b, a)]
+    spread = campaign_spread(pairs, prior=0.0, prior_weight=1.0)
+    d2 = math.log(1.1) ** 2
+    assert spread.observed == pytest.approx(math.sqrt(d2 / 2))
+    assert spread.transitions == 1 and spread.pairs == 2  # one campaign transition, two figures
+    assert spread.relative == pytest.approx(math.sqrt(d2 / 2 / 2))  # half prior (0), half observed
+    assert spread.allowance == pytest.approx(spread.relative * 4.303 / 1.959963984540054)
+
+
+def test_within_campaign_error_is_not_counted_as_campaign_spread():
+    # Two campaigns 1 % apart whose own intervals (±2 %) explain the difference: no shift left.
+    a = Interval(100.0, 98.0, 102.0, 5, 100, "x")
+    b = Interval(101.0, 99.0, 103.0, 5, 100, "x")
+    spread = campaign_spread([CampaignPair(("c1", "c2"), a, b)], prior=0.0, prior_weight=1.0)
+    assert spread.observed == 0.0 and spread.relative == 0.0 and spread.allowance == 0.0
+
+
+def test_next_campaign_bounds_add_the_campaign_term_in_quadrature():
+    interval = Interval(1000.0, 990.0, 1010.0, 5, 100, "x")
+    assert interval.next_campaign_bounds() == pytest.approx(
+        (1000 - 10 * math.sqrt(2), 1000 + 10 * math.sqrt(2))
+    )
+    half = math.sqrt(2) * math.hypot(10.0, 1.959963984540054 * 0.01 * 1000)
+    assert interval.next_campaign_bounds(0.01) == pytest.approx((1000 - half, 1000 + half))
+    assert next_campaign_half_relative(0.01, 0.01) == pytest.approx(half / 1000)
+    assert next_campaign_half_relative(math.inf, 0.01) == math.inf
+    assert interval.holds_next(1000 + half - 0.01, 0.01)
+    assert not interval.holds_next(1000 + half + 0.01, 0.01)
+
+
+def test_difference_beyond_uncertainty_allows_for_the_box_spread():
+    a = Interval(100.0, 99.0, 101.0, 5, 100, "x")
+    b = Interval(105.0, 104.0, 106.0, 5, 100, "x")  # |Δ| = 5 > √2 ≈ 1.41
+    assert differ_beyond_uncertainty(a, b)
+    # A 2 % box spread: √(1 + 1 + 2·(1.96·0.02·102.5)²) ≈ 5.86 > 5, the same move is not a change.
+    assert not differ_beyond_uncertainty(a, b, 0.02)

@@ -24,6 +24,16 @@ class HistoryPointSerializer(serializers.Serializer):
     cycles = serializers.FloatField(allow_null=True, help_text="Sample median, else mean.")
     low = serializers.FloatField(allow_null=True, help_text="95 % interval, low end.")
     high = serializers.FloatField(allow_null=True, help_text="95 % interval, high end.")
+    campaign_spread = serializers.FloatField(
+        allow_null=True,
+        help_text="The box's campaign-to-campaign relative spread the figure allows for.",
+    )
+    next_low = serializers.FloatField(
+        allow_null=True, help_text="Where the next campaign is expected (95 %), low end."
+    )
+    next_high = serializers.FloatField(
+        allow_null=True, help_text="Where the next campaign is expected (95 %), high end."
+    )
     change = serializers.CharField(help_text='"slower", "faster" or "" (see `rule`).')
 
 

@@ -168,6 +168,8 @@ class MeasurementSerializer(_InstanceScopedSerializer):
     provenance = serializers.SerializerMethodField()
     target_met = serializers.BooleanField(read_only=True, allow_null=True)
     precision = serializers.SerializerMethodField()
+    next_campaign_low_cycles = serializers.SerializerMethodField()
+    next_campaign_high_cycles = serializers.SerializerMethodField()
 
     class Meta:
         model = Measurement
@@ -205,6 +207,9 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "target_met",
             "target_missed_reason",
             "precision",
+            "campaign_spread",
+            "next_campaign_low_cycles",
+            "next_campaign_high_cycles",
             "baseline_rss_bytes",
             "peak_rss_bytes",
             "stack_high_water_bytes",
@@ -217,6 +222,11 @@ class MeasurementSerializer(_InstanceScopedSerializer):
             "trials_url",
         ]
         extra_kwargs = {
+            "campaign_spread": {
+                "help_text": "The box's campaign-to-campaign relative spread that the "
+                "next-campaign interval allows for, learnt from the system's history of "
+                "campaigns (docs/timing.md). Null without batch samples."
+            },
             "input_pool": {
                 "help_text": "Our own measurements: the operation timed over a seeded pool of "
                 "inputs — pool_size, first_input, median (counter units per call), "
@@ -240,6 +250,18 @@ class MeasurementSerializer(_InstanceScopedSerializer):
     @extend_schema_field(serializers.CharField())
     def get_trials_url(self, obj: Measurement) -> str:
         return links.api_url_for_measurement_trials(obj.pk)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_next_campaign_low_cycles(self, obj: Measurement) -> float | None:
+        """Where the next campaign's figure is expected (95 %), low end."""
+        bounds = obj.next_campaign_bounds()
+        return bounds[0] if bounds else None
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_next_campaign_high_cycles(self, obj: Measurement) -> float | None:
+        """Where the next campaign's figure is expected (95 %), high end."""
+        bounds = obj.next_campaign_bounds()
+        return bounds[1] if bounds else None
 
     @extend_schema_field(serializers.CharField())
     def get_precision(self, obj: Measurement) -> str:

@@ -21,8 +21,10 @@ from measurements.uncertainty import Interval, differ_beyond_uncertainty
 #: The rule, as the page and the API state it.
 REGRESSION_RULE = (
     "A change is flagged when two consecutive campaigns' figures differ by more than their "
-    "combined uncertainty: |a − b| > √(h_a² + h_b²), where h is the half-width of each figure's "
-    "95 % interval. Figures without an interval (imported records) are never flagged."
+    "combined uncertainty: |a − b| > √(h_a² + h_b² + 2·(1.96·s·m)²), where h is the half-width "
+    "of each figure's 95 % interval, s the box's campaign-to-campaign relative spread (learnt "
+    "from its history, as of the later campaign) and m the mean of the two figures. Figures "
+    "without an interval (imported records) are never flagged."
 )
 
 
@@ -35,6 +37,8 @@ class HistoryPoint:
     cycles: float | None
     low: float | None
     high: float | None
+    #: the box's campaign-level relative spread this figure allows for (0 when unknown)
+    campaign_spread: float = 0.0
     #: "slower", "faster" or "" against the previous campaign's figure.
     change: str = ""
 
@@ -42,6 +46,31 @@ class HistoryPoint:
     def figure(self) -> str:
         """`123.7 k (123.1 k–124.2 k)`, formatted by the one formatter."""
         return fmt.format_cycles_interval(self.cycles, self.low, self.high)
+
+    @property
+    def next_figure(self) -> str:
+        """Where the next campaign is expected, formatted like the candidate page's column."""
+        bounds = self.next_bounds
+        if bounds is None:
+            return fmt.MISSING
+        return fmt.format_cycles_interval(self.cycles, *bounds)
+
+    @property
+    def next_bounds(self) -> tuple[float, float] | None:
+        """Where the next campaign is expected (95 %), as the candidate page shows it."""
+        interval = self.interval
+        if interval is None:
+            return None
+        low, high = interval.next_campaign_bounds(self.campaign_spread)
+        return max(low, 0.0), high
+
+    @property
+    def next_low(self) -> float | None:
+        return self.next_bounds[0] if self.next_bounds else None
+
+    @property
+    def next_high(self) -> float | None:
+        return self.next_bounds[1] if self.next_bounds else None
 
     @property
     def interval(self) -> Interval | None:
@@ -92,7 +121,7 @@ def _figure(m: Measurement) -> tuple[float | None, float | None, float | None]:
 def _change(previous: HistoryPoint | None, point: HistoryPoint) -> str:
     if previous is None or previous.interval is None or point.interval is None:
         return ""
-    if not differ_beyond_uncertainty(previous.interval, point.interval):
+    if not differ_beyond_uncertainty(previous.interval, point.interval, point.campaign_spread):
         return ""
     return "slower" if point.interval.estimate > previous.interval.estimate else "faster"
 
@@ -107,6 +136,7 @@ def _point(m: Measurement, previous: HistoryPoint | None) -> HistoryPoint:
         cycles=cycles,
         low=low,
         high=high,
+        campaign_spread=m.campaign_spread or 0.0,
     )
     change = _change(previous, point)
     return point if not change else HistoryPoint(**{**point.__dict__, "change": change})

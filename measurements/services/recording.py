@@ -33,7 +33,9 @@ from measurements.records import (
     verify_hash_profile,
     verify_timing_record,
 )
+from measurements.selectors.campaign_spread import campaign_spread_for
 from measurements.stats import Aggregates, SampleStats, timing_aggregates
+from measurements.uncertainty import CampaignSpread, next_campaign_half_relative
 
 
 class RecordConflict(ValueError):
@@ -208,11 +210,14 @@ def measurement_recompute_aggregates(*, measurement: Measurement) -> Measurement
     """Recompute the stored aggregates (and sample statistics) from the stored trials."""
     trials = list(measurement.trials.all())
     if trials:
-        for key, value in _aggregate_values(*timing_aggregates(trials)).items():
+        aggregates, samples = timing_aggregates(trials)
+        for key, value in _aggregate_values(aggregates, samples).items():
             setattr(measurement, key, value)
-        samples = timing_aggregates(trials)[1]
-        target = _campaign_target(measurement.campaign)
-        for key, value in _precision_values(samples, measurement.plan, target).items():
+        spread = campaign_spread_allowance(measurement.campaign) if samples else None
+        precision = _precision_values(
+            samples, measurement.plan, _campaign_target(measurement.campaign), spread
+        )
+        for key, value in precision.items():
             setattr(measurement, key, value)
     measurement.save()
     return measurement
@@ -222,20 +227,82 @@ def _campaign_target(campaign: Campaign) -> float | None:
     return (campaign.planning or {}).get("target_precision")
 
 
+def campaign_spread_allowance(campaign: Campaign) -> float | None:
+    """The campaign-level spread the campaign's intervals allow for (None: imported campaigns,
+    which carry no such estimate; `runner.services` stores it when a campaign starts and ends)."""
+    spread = (campaign.planning or {}).get("campaign_spread") or {}
+    allowance = spread.get("allowance")
+    return float(allowance) if allowance is not None else None
+
+
 def _precision_values(
-    samples: SampleStats | None, plan: dict[str, Any] | None, campaign_target: float | None
+    samples: SampleStats | None,
+    plan: dict[str, Any] | None,
+    campaign_target: float | None,
+    campaign_spread: float | None,
 ) -> dict[str, Any]:
-    """Precision reached (how far the next campaign may land, relative), target and why missed."""
-    outcome = precision_outcome(
-        reached=samples.next_campaign_half_width_relative if samples else None,
-        plan=plan or {},
-        campaign_target=campaign_target,
+    """Precision reached (how far the next campaign may land, relative, the box's campaign-level
+    spread included), target and why missed, and the spread allowed for."""
+    half = samples.ci95_half_width_relative if samples else None
+    return _precision_from_half(half, plan, campaign_target, campaign_spread)
+
+
+def _precision_from_half(
+    half_relative: float | None,
+    plan: dict[str, Any] | None,
+    campaign_target: float | None,
+    campaign_spread: float | None,
+) -> dict[str, Any]:
+    reached = (
+        None
+        if half_relative is None
+        else next_campaign_half_relative(half_relative, campaign_spread or 0.0)
     )
+    outcome = precision_outcome(reached=reached, plan=plan or {}, campaign_target=campaign_target)
     return {
         "precision_reached": outcome.reached,
         "precision_target": outcome.target,
         "target_missed_reason": outcome.missed_reason,
+        "campaign_spread": campaign_spread if half_relative is not None else None,
     }
+
+
+def _stored_half_relative(m: Measurement) -> float | None:
+    if None in (m.sample_median_cycles, m.sample_ci95_low_cycles, m.sample_ci95_high_cycles):
+        return None
+    if not m.sample_median_cycles:
+        return None
+    return (m.sample_ci95_high_cycles - m.sample_ci95_low_cycles) / 2 / m.sample_median_cycles
+
+
+_PRECISION_COLUMNS = [
+    "precision_reached",
+    "precision_target",
+    "target_missed_reason",
+    "campaign_spread",
+]
+
+
+@transaction.atomic
+def campaign_spread_refresh(*, campaign: Campaign) -> CampaignSpread:
+    """Learn the box's campaign-level spread from its history up to and including `campaign`,
+    keep it in the campaign's planning and bring its measurements' precision up to date.
+
+    Called when a measured campaign closes: its own figures are then part of the history, so its
+    intervals rest on every transition observed so far (`measurements.uncertainty`).
+    """
+    spread = campaign_spread_for(system=campaign.system, through=campaign)
+    campaign.planning = {**(campaign.planning or {}), "campaign_spread": spread.as_dict()}
+    campaign.save(update_fields=["planning"])
+    target = _campaign_target(campaign)
+    changed = []
+    for m in campaign.measurements.filter(status="complete", sample_median_cycles__isnull=False):
+        values = _precision_from_half(_stored_half_relative(m), m.plan, target, spread.allowance)
+        for key, value in values.items():
+            setattr(m, key, value)
+        changed.append(m)
+    Measurement.objects.bulk_update(changed, _PRECISION_COLUMNS)
+    return spread
 
 
 def _measurement_values(record: TimingRecord, campaign: Campaign) -> dict[str, Any]:
@@ -262,7 +329,12 @@ def _measurement_values(record: TimingRecord, campaign: Campaign) -> dict[str, A
         "input_pool": record.input_pool,
         "counter": record.counter,
         **_aggregate_values(record.aggregates, record.sample_stats),
-        **_precision_values(record.sample_stats, record.plan, _campaign_target(campaign)),
+        **_precision_values(
+            record.sample_stats,
+            record.plan,
+            _campaign_target(campaign),
+            campaign_spread_allowance(campaign),
+        ),
     }
 
 

@@ -99,3 +99,26 @@ def test_query_count_does_not_grow_with_campaigns(empty_db, django_assert_max_nu
             system_key="box_h", submission_key=instance.submission.key
         )
     assert [len(s.points) for s in history.series] == [8, 8, 8]
+
+
+def test_a_move_within_the_box_spread_is_not_a_change(empty_db):
+    system = SystemFactory(key="box_h")
+    instance = InstanceFactory(label="INST-S")
+    first, second = _campaigns(system, 2)
+    # 5 % apart with ±1 intervals: a change on a box that never moves between campaigns...
+    _measure(first, instance, 100.0, 1.0)
+    later = _measure(second, instance, 105.0, 1.0)
+    history = measurement_history_for(system_key="box_h", submission_key=instance.submission.key)
+    assert [p.change for p in history.series[0].points] == ["", "slower"]
+    # ...but not on one whose campaigns move by 2 % (√(1 + 1 + 2·(1.96·0.02·102.5)²) ≈ 5.9 > 5).
+    later.campaign_spread = 0.02
+    later.save()
+    history = measurement_history_for(system_key="box_h", submission_key=instance.submission.key)
+    points = history.series[0].points
+    assert [p.change for p in points] == ["", ""]
+    # The next-campaign column: √2 · √(1² + (1.96·0.02·105)²) ≈ 5.9 either side of 105.
+    low, high = points[1].next_bounds
+    assert high - 105.0 == pytest.approx(
+        2**0.5 * ((1.0) ** 2 + (1.959964 * 0.02 * 105) ** 2) ** 0.5
+    )
+    assert points[1].next_figure == "105 (99–111)"

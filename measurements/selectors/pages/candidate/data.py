@@ -51,6 +51,7 @@ MEASUREMENT_FIELDS = (
     "precision_reached",
     "precision_target",
     "target_missed_reason",
+    "campaign_spread",
     "sizes",
     "kex",
     "input_pool",

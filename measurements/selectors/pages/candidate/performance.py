@@ -14,7 +14,6 @@ from measurements.models import Instance, Measurement
 from measurements.selectors.pages.candidate.data import CandidateData, RowKey
 from measurements.selectors.pages.cells import Cell, Table, code, figure, text
 from measurements.selectors.pages.common import operation_label
-from measurements.uncertainty import next_campaign_bounds
 
 HASH_PERFORMANCE_HEADERS = (
     "instance",
@@ -128,15 +127,14 @@ def _n_cell(m: Measurement | None) -> Cell:
 
 def _sample_median(m: Measurement | None) -> str:
     """The process-level median per call with the interval a new campaign is expected to land
-    in (`measurements.uncertainty.next_campaign_bounds` of the stored 95 % interval)."""
+    in (`Measurement.next_campaign_bounds`: the stored 95 % interval, √2 wider, plus the box's
+    campaign-to-campaign spread)."""
     if m is None or m.sample_median_cycles is None:
         return fmt.MISSING
-    if m.sample_ci95_low_cycles is None or m.sample_ci95_high_cycles is None:
+    bounds = m.next_campaign_bounds()
+    if bounds is None:
         return fmt.format_cycles(m.sample_median_cycles)
-    low, high = next_campaign_bounds(
-        m.sample_median_cycles, m.sample_ci95_low_cycles, m.sample_ci95_high_cycles
-    )
-    return fmt.format_cycles_interval(m.sample_median_cycles, max(low, 0.0), high)
+    return fmt.format_cycles_interval(m.sample_median_cycles, *bounds)
 
 
 def resources_table(data: CandidateData) -> Table:
