@@ -326,7 +326,9 @@ def campaign_spread(
 
     Every figure measured in two consecutive campaigns gives d = ln(after / before), whose
     expected square is 2·s² plus both campaigns' own variances (standard error = 95 % half-width
-    / 1.96). Their mean, less those own variances, over 2 is the observed s² (never negative).
+    / 1.96). Each figure's (d² − own variances) / 2, floored at 0, averaged over the figures is
+    the observed s²: a figure whose own interval explains its move shows no shift, and cannot
+    cancel the shift a tighter figure reveals (noisy and tight figures share one box).
     All figures of one campaign transition move together when the box does, so the observed value
     counts as one observation per *transition*, blended with the prior worth `prior_weight`
     transitions: a new box starts at the prior and learns its own spread campaign by campaign.
@@ -341,9 +343,11 @@ def campaign_spread(
         if not math.isfinite(own):
             continue
         d = math.log(b.estimate / a.estimate)
-        terms.append((d * d - own) / 2)
+        # A pair whose own intervals explain its difference shows no shift (0), never a negative
+        # one: noisy figures must not cancel the shift that tight figures reveal.
+        terms.append(max(0.0, (d * d - own) / 2))
         transitions.add(pair.transition)
-    observed = max(0.0, statistics.fmean(terms)) if terms else None
+    observed = statistics.fmean(terms) if terms else None
     n = len(transitions)
     variance = (prior_weight * prior**2 + n * (observed or 0.0)) / ((prior_weight + n) or 1.0)
     relative = math.sqrt(variance)

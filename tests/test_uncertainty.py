@@ -208,3 +208,17 @@ def test_difference_beyond_uncertainty_allows_for_the_box_spread():
     assert differ_beyond_uncertainty(a, b)
     # A 2 % box spread: √(1 + 1 + 2·(1.96·0.02·102.5)²) ≈ 5.86 > 5, the same move is not a change.
     assert not differ_beyond_uncertainty(a, b, 0.02)
+
+
+def test_a_noisy_figure_does_not_cancel_the_shift_a_tight_one_reveals():
+    tight_a = Interval(100.0, 100.0, 100.0, 5, 100, "x")
+    tight_b = Interval(104.0, 104.0, 104.0, 5, 100, "x")  # moved 4 % with no error of its own
+    noisy_a = Interval(100.0, 60.0, 140.0, 5, 100, "x")  # ±40 %: explains any move
+    noisy_b = Interval(100.0, 60.0, 140.0, 5, 100, "x")
+    pairs = [
+        CampaignPair(("c1", "c2"), tight_a, tight_b),
+        CampaignPair(("c1", "c2"), noisy_a, noisy_b),
+    ]
+    spread = campaign_spread(pairs, prior=0.0, prior_weight=1.0)
+    # the tight figure's shift, averaged with the noisy figure's 0 (not with a negative term)
+    assert spread.observed == pytest.approx(math.sqrt(math.log(1.04) ** 2 / 2 / 2))
