@@ -287,7 +287,8 @@ class CampaignSpread:
     estimate from `transitions` observed consecutive-campaign transitions (`pairs` figures).
     `allowance` is what intervals add: `relative` widened by Student's t for the few campaigns it
     rests on (t with transitions + prior weight degrees of freedom, over 1.96), so a new box gets
-    a wide allowance that narrows as its history grows.
+    a wide allowance that narrows as its history grows; never below the campaign's own
+    process-to-process spread (`process_spread_floor`).
     """
 
     relative: float
@@ -297,6 +298,7 @@ class CampaignSpread:
     pairs: int
     prior: float
     prior_weight: float
+    floor: float = 0.0
 
     def as_dict(self) -> dict[str, float | int | None]:
         return {
@@ -307,6 +309,7 @@ class CampaignSpread:
             "pairs": self.pairs,
             "prior": self.prior,
             "prior_weight": self.prior_weight,
+            "floor": self.floor,
         }
 
 
@@ -319,8 +322,29 @@ class CampaignPair:
     after: Interval
 
 
+def process_spread_relative(interval: Interval) -> float | None:
+    """The relative standard deviation of one process's figure implied by a process-level
+    interval (half-width · √n / t₀.₉₇₅,ₙ₋₁); None below two processes."""
+    if interval.processes < 2 or not math.isfinite(interval.half_width_relative):
+        return None
+    t = t_quantile_975(interval.processes - 1)
+    return interval.half_width_relative * math.sqrt(interval.processes) / t
+
+
+def process_spread_floor(campaign: Iterable[Interval]) -> float:
+    """The least campaign-level spread a campaign's own figures imply: the median over its
+    figures of one process's relative spread (`process_spread_relative`; 0 without any).
+
+    A measurement's processes run one after another, so on a box whose speed changes over
+    seconds they share its state of the moment and the whole figure moves as one process does:
+    the next campaign is then expected at least one process's spread away. On a quiet box that
+    spread is tiny and this floor does nothing."""
+    spreads = [s for s in map(process_spread_relative, campaign) if s is not None]
+    return statistics.median(spreads) if spreads else 0.0
+
+
 def campaign_spread(
-    pairs: Iterable[CampaignPair], *, prior: float, prior_weight: float
+    pairs: Iterable[CampaignPair], *, prior: float, prior_weight: float, floor: float = 0.0
 ) -> CampaignSpread:
     """The campaign-level relative spread of a box from the history of its figures.
 
@@ -332,6 +356,7 @@ def campaign_spread(
     All figures of one campaign transition move together when the box does, so the observed value
     counts as one observation per *transition*, blended with the prior worth `prior_weight`
     transitions: a new box starts at the prior and learns its own spread campaign by campaign.
+    The allowance is never below `floor` (`process_spread_floor` of the campaign judged).
     """
     terms: list[float] = []
     transitions: set[tuple[str, str]] = set()
@@ -353,10 +378,11 @@ def campaign_spread(
     relative = math.sqrt(variance)
     return CampaignSpread(
         relative=relative,
-        allowance=relative * t_quantile_975(max(1, round(prior_weight + n))) / _Z975,
+        allowance=max(floor, relative * t_quantile_975(max(1, round(prior_weight + n))) / _Z975),
         observed=None if observed is None else math.sqrt(observed),
         transitions=n,
         pairs=len(terms),
         prior=prior,
         prior_weight=prior_weight,
+        floor=floor,
     )

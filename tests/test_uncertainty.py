@@ -18,6 +18,8 @@ from measurements.uncertainty import (
     next_campaign_half_relative,
     pooled_interval,
     process_interval,
+    process_spread_floor,
+    process_spread_relative,
     t_quantile_975,
     variance_components,
 )
@@ -222,3 +224,17 @@ def test_a_noisy_figure_does_not_cancel_the_shift_a_tight_one_reveals():
     spread = campaign_spread(pairs, prior=0.0, prior_weight=1.0)
     # the tight figure's shift, averaged with the noisy figure's 0 (not with a negative term)
     assert spread.observed == pytest.approx(math.sqrt(math.log(1.04) ** 2 / 2 / 2))
+
+
+def test_the_campaigns_own_process_spread_is_a_floor_for_the_allowance():
+    # ±10 % over 5 processes: one process's relative sd is 0.1 · √5 / t₄ (2.776).
+    five = Interval(100.0, 90.0, 110.0, 5, 160, "x")
+    assert process_spread_relative(five) == pytest.approx(0.1 * math.sqrt(5) / 2.776)
+    assert process_spread_relative(Interval(100.0, 90.0, 110.0, 1, 32, "x")) is None
+    floor = process_spread_floor([five, five, Interval(100.0, 99.0, 101.0, 5, 160, "x")])
+    assert floor == pytest.approx(0.1 * math.sqrt(5) / 2.776)  # the median figure
+    assert process_spread_floor([]) == 0.0
+    spread = campaign_spread([], prior=0.02, prior_weight=1.0, floor=floor)
+    assert spread.allowance == pytest.approx(max(floor, 0.02 * 12.706 / 1.959963984540054))
+    wide = campaign_spread([], prior=0.02, prior_weight=1.0, floor=0.5)
+    assert wide.allowance == 0.5 and wide.relative == 0.02 and wide.as_dict()["floor"] == 0.5

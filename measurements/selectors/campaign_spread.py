@@ -15,7 +15,13 @@ from collections.abc import Iterator
 from django.conf import settings
 
 from measurements.models import Campaign, Measurement, System
-from measurements.uncertainty import CampaignPair, CampaignSpread, Interval, campaign_spread
+from measurements.uncertainty import (
+    CampaignPair,
+    CampaignSpread,
+    Interval,
+    campaign_spread,
+    process_spread_floor,
+)
 
 _COLUMNS = (
     "instance_id",
@@ -55,11 +61,29 @@ def _consecutive_pairs(rows) -> Iterator[CampaignPair]:
         previous = current
 
 
+def _own_intervals(campaign: Campaign) -> Iterator[Interval]:
+    """The campaign's own figures as process-level intervals (processes from the plan)."""
+    rows = campaign.measurements.filter(
+        status="complete",
+        sample_median_cycles__isnull=False,
+        sample_ci95_low_cycles__isnull=False,
+        sample_ci95_high_cycles__isnull=False,
+    ).values_list(
+        "sample_median_cycles", "sample_ci95_low_cycles", "sample_ci95_high_cycles", "plan"
+    )
+    for median, low, high, plan in rows:
+        processes = int((plan or {}).get("trials") or 0)
+        yield Interval(median, low, high, processes, 0, "stored")
+
+
 def campaign_spread_for(*, system: System, through: Campaign | None = None) -> CampaignSpread:
     """The campaign-level spread of `system` from its measured campaigns up to `through`
-    (inclusive; all of them without it), blended with the configured prior."""
+    (inclusive; all of them without it), blended with the configured prior; the allowance is at
+    least the process-to-process spread of `through`'s own figures
+    (`uncertainty.process_spread_floor`)."""
     return campaign_spread(
         _consecutive_pairs(_history_rows(system, through).iterator()),
         prior=settings.NGCC_CAMPAIGN_SPREAD_PRIOR,
         prior_weight=settings.NGCC_CAMPAIGN_SPREAD_PRIOR_WEIGHT,
+        floor=process_spread_floor(_own_intervals(through)) if through is not None else 0.0,
     )
