@@ -24,7 +24,7 @@ def _bounds(series: HistorySeries) -> tuple[float, float] | None:
         v
         for p in series.points
         for v in (p.cycles, p.next_low, p.next_high)
-        if v is not None and v > 0
+        if v is not None and v >= 0
     ]
     if not values:
         return None
@@ -60,8 +60,8 @@ def history_chart(series: HistorySeries) -> str:
             continue
         x = PAD_X + i * step if count > 1 else WIDTH / 2
         colour = CHANGED if point.change else STEADY
-        # Whiskers: where the next campaign is expected, so a point outside its predecessor's
-        # whisker is visibly a change.
+        # Whiskers: where the next campaign is expected from this campaign's figure (the
+        # regression flag, in red, applies the combined rule of measurements.selectors.history).
         if point.next_bounds is not None:
             next_low, next_high = point.next_bounds
             out.append(

@@ -310,6 +310,27 @@ def format_input_spread(pool: Mapping[str, object] | None) -> str:
     return text
 
 
+def format_campaign_spread(spread: Mapping[str, object]) -> str:
+    """`±14 % (learnt 12 % over 5 transitions, prior 2 %, floor 9.1 %)`: the allowance a
+    campaign's intervals add for the box's campaign-to-campaign spread, and what it rests on."""
+    allowance = spread.get("allowance")
+    if _is_missing(allowance):
+        return MISSING
+    parts = []
+    observed = spread.get("observed")
+    transitions = int(spread.get("transitions") or 0)
+    if not _is_missing(observed):
+        word = "transition" if transitions == 1 else "transitions"
+        parts.append(f"learnt {_percent_2sig(float(observed))} % over {transitions} {word}")
+    else:
+        parts.append("no history yet")
+    if not _is_missing(spread.get("prior")):
+        parts.append(f"prior {_percent_2sig(float(spread['prior']))} %")
+    if float(spread.get("floor") or 0.0) > 0:
+        parts.append(f"floor {_percent_2sig(float(spread['floor']))} %")
+    return f"±{_percent_2sig(float(allowance))} % ({', '.join(parts)})"
+
+
 def format_cycles_interval(median: float | None, low: float | None, high: float | None) -> str:
     """`123.7 k (123.1 k–124.2 k)`: a median with its confidence interval."""
     if _is_missing(median):

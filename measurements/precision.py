@@ -1,11 +1,11 @@
 """Did a measurement reach its campaign's precision target, and if not, why (no Django).
 
-The precision reached is how far (relative) the next campaign's figure may land: the 95 % CI
-half-width of the median per-call value widened by √2 and by the box's campaign-to-campaign
-spread (`measurements.uncertainty.next_campaign_half`). The adaptive planner stops on the
-within-campaign part; when that met the target but the box's spread did not, the reason says so.
-The target is the planner's `precision` recorded in the plan, else the campaign's
-`target_precision`; imported campaigns without samples or target have neither.
+The precision reached is how far (relative) the next campaign's figure may land as far as this
+campaign can tell: the 95 % CI half-width of the median per-call value widened by √2, the same
+figure the adaptive planner stops on. The box's own campaign-to-campaign spread widens the
+interval a page shows (`Measurement.next_campaign_bounds`) but is not held against the target:
+no campaign can plan it away. The target is the planner's `precision` recorded in the plan, else
+the campaign's `target_precision`; imported campaigns without samples or target have neither.
 """
 
 from __future__ import annotations
@@ -16,13 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 #: why a target was not reached, from the plan's `stopped_by` (adaptive planner)
-MISSED_REASONS = {
-    "budget": "budget",
-    "max_trials": "trial limit",
-    # The planner reached the target within the campaign, but the box's campaign-to-campaign
-    # spread (measurements.uncertainty.campaign_spread) keeps the next campaign further away.
-    "precision": "box spread",
-}
+MISSED_REASONS = {"budget": "budget", "max_trials": "trial limit"}
 #: the guide planner runs a fixed number of trials whatever the precision
 GUIDE_REASON = "guide plan (fixed trials)"
 

@@ -17,7 +17,6 @@ from typing import Protocol
 
 from measurements.uncertainty import (
     median_confidence_ranks,
-    next_campaign_bounds,
     process_interval,
 )
 
@@ -108,15 +107,6 @@ class SampleStats:
     @property
     def ci95_half_width_relative(self) -> float:
         return (self.ci95_high - self.ci95_low) / 2 / self.median if self.median else math.inf
-
-    @property
-    def next_campaign_half_width_relative(self) -> float:
-        """How far (relative) a new campaign's figure may land: √2 × the interval's half-width
-        (`measurements.uncertainty.Interval.next_campaign_bounds`)."""
-        return math.sqrt(2) * self.ci95_half_width_relative
-
-    def next_campaign_bounds(self) -> tuple[float, float]:
-        return next_campaign_bounds(self.median, self.ci95_low, self.ci95_high)
 
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:

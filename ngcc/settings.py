@@ -184,7 +184,6 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # Where the shared reference material lives (read in place, never copied).
 NGCC_SHARED_DIR = Path(os.environ.get("NGCC_SHARED_DIR", BASE_DIR.parent / "shared"))
-# Largest file an importer reads (harness records, KAT logs, catalogs), in bytes.
 # The campaign-to-campaign spread a box is assumed to have before its own history says otherwise
 # (relative standard deviation), and how many campaign transitions that assumption is worth
 # (measurements.uncertainty.campaign_spread; docs/timing.md).
@@ -194,6 +193,10 @@ NGCC_CAMPAIGN_SPREAD_PRIOR = float(
 NGCC_CAMPAIGN_SPREAD_PRIOR_WEIGHT = float(
     os.environ.get("NGCC_CAMPAIGN_SPREAD_PRIOR_WEIGHT", DEFAULT_CAMPAIGN_SPREAD_PRIOR_WEIGHT)
 )
+for _name in ("NGCC_CAMPAIGN_SPREAD_PRIOR", "NGCC_CAMPAIGN_SPREAD_PRIOR_WEIGHT"):
+    if not 0 <= globals()[_name] < float("inf"):
+        raise ImproperlyConfigured(f"{_name} must be a finite number >= 0")
+# Largest file an importer reads (harness records, KAT logs, catalogs), in bytes.
 NGCC_IMPORT_MAX_FILE_BYTES = int(os.environ.get("NGCC_IMPORT_MAX_FILE_BYTES", 16 * 1024 * 1024))
 # Working folder for builds, KAT runs and driver output on a target box.
 NGCC_WORK_DIR = Path(os.environ.get("NGCC_WORK_DIR", BASE_DIR / "var"))

@@ -72,7 +72,9 @@ def _own_intervals(campaign: Campaign) -> Iterator[Interval]:
         "sample_median_cycles", "sample_ci95_low_cycles", "sample_ci95_high_cycles", "plan"
     )
     for median, low, high, plan in rows:
-        processes = int((plan or {}).get("trials") or 0)
+        plan = plan or {}
+        # trials are processes unless the plan shared one process between them
+        processes = int(plan.get("trials") or 0) if plan.get("separate_processes", True) else 1
         yield Interval(median, low, high, processes, 0, "stored")
 
 

@@ -241,8 +241,7 @@ def _precision_values(
     campaign_target: float | None,
     campaign_spread: float | None,
 ) -> dict[str, Any]:
-    """Precision reached (how far the next campaign may land, relative, the box's campaign-level
-    spread included), target and why missed, and the spread allowed for."""
+    """Precision reached, target and why missed, and the box's campaign spread allowed for."""
     half = samples.ci95_half_width_relative if samples else None
     return _precision_from_half(half, plan, campaign_target, campaign_spread)
 
@@ -253,11 +252,10 @@ def _precision_from_half(
     campaign_target: float | None,
     campaign_spread: float | None,
 ) -> dict[str, Any]:
-    reached = (
-        None
-        if half_relative is None
-        else next_campaign_half_relative(half_relative, campaign_spread or 0.0)
-    )
+    # The target is judged on what the campaign itself reached (√2 × its interval's half-width,
+    # what more processes can shrink); the box's own spread widens the interval the page shows
+    # (Measurement.next_campaign_bounds) but no campaign can plan it away.
+    reached = None if half_relative is None else next_campaign_half_relative(half_relative)
     outcome = precision_outcome(reached=reached, plan=plan or {}, campaign_target=campaign_target)
     return {
         "precision_reached": outcome.reached,

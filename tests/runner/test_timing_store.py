@@ -194,14 +194,16 @@ def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(w
     assert [m.operation for m in stored] == ["dec", "keygen"]
     for m in stored:
         assert m.status == "complete" and m.plan["stopped_by"] == "budget"
-        # precision reached = how far the next campaign may land: √2 × the interval's half-width,
-        # widened by the box's campaign-to-campaign spread; the planner stopped on its own part.
+        # precision reached = how far the next campaign may land as far as this campaign can
+        # tell (√2 × the interval's half-width, what the planner stops on); the box's spread
+        # widens the page's interval, not the precision held against the target.
         half = (m.sample_ci95_high_cycles - m.sample_ci95_low_cycles) / 2 / m.sample_median_cycles
-        assert m.plan["precision_reached"] == pytest.approx(math.sqrt(2) * half)
+        assert m.precision_reached == pytest.approx(math.sqrt(2) * half, rel=1e-12)
+        assert m.precision_reached == pytest.approx(m.plan["precision_reached"])
         assert m.campaign_spread is not None and m.campaign_spread > 0
-        assert m.precision_reached == pytest.approx(
-            next_campaign_half_relative(half, m.campaign_spread), rel=1e-12
-        )
+        low, high = m.next_campaign_bounds()
+        expected = next_campaign_half_relative(half, m.campaign_spread)
+        assert (high - m.sample_median_cycles) / m.sample_median_cycles == pytest.approx(expected)
         assert m.precision_target == 1e-6 and m.target_missed_reason == "budget"
         assert m.target_met is False
     shown = {m.operation: format_precision(m.precision_reached, 1e-6, "budget") for m in stored}
@@ -250,6 +252,12 @@ def test_input_pool_of_a_ciphertext_dependent_decapsulation_is_stored_and_shown(
     # tests/runner/test_input_pool.py shows the pool sees it whatever the box does)
     assert pool["input_dependent"] is (pool["spread_relative"] > 2 * pool["noise_relative"])
     assert len(pool["reference_floors"]) == 9
+    # what holds whatever the box does: the dearest input costs several times its reference,
+    # while two consecutive references (the same input twice) never differ so much
+    refs = pool["reference_floors"]
+    inputs = [i["floor"] / ref for i, ref in zip(pool["inputs"], refs, strict=False)]
+    references = [b / a for a, b in zip(refs, refs[1:], strict=False)]
+    assert max(inputs) > 3 * max(max(references), 1.0)
     # the evidence record carries the same pool
     assert json.loads(bytes(dec.evidence.content))["input_pool"] == pool
     page = candidate_page("steps_1", "kem-ex1")

@@ -97,10 +97,53 @@ def test_closing_a_campaign_learns_the_spread_and_updates_its_figures(empty_db, 
     assert spread.relative == pytest.approx(math.sqrt((0.02**2 + observed2) / 2))
     assert spread.allowance == pytest.approx(spread.relative * 4.303 / Z)
     assert m.campaign_spread == pytest.approx(spread.allowance)
-    # Precision reached is now where the next campaign may land, the box's spread included; the
-    # planner met its 1 % within the campaign, so the miss is the box's.
-    assert m.precision_reached == pytest.approx(math.sqrt(2) * Z * spread.allowance)
-    assert m.target_missed_reason == "box spread" and m.target_met is False
+    # The page's interval is where the next campaign may land, the box's spread included...
     low, high = m.next_campaign_bounds()
-    assert (high - 1030.0) / 1030.0 == pytest.approx(m.precision_reached)
-    assert low == pytest.approx(1030.0 * (1 - m.precision_reached))
+    half = math.sqrt(2) * Z * spread.allowance  # this campaign's own interval has no width
+    assert (high - 1030.0) / 1030.0 == pytest.approx(half)
+    assert low == pytest.approx(1030.0 * (1 - half))
+    # ...while the precision held against the target is the campaign's own (the planner's part).
+    assert m.precision_reached == 0.0 and m.target_met is True
+
+
+def test_the_refresh_command_brings_every_measured_campaign_up_to_date(empty_db, prior):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    system = SystemFactory(key="box_c")
+    instance = InstanceFactory(label="C")
+    first, second = _campaigns(system, 2)
+    old = [_measure(first, instance, 100.0), _measure(second, instance, 110.0)]
+    assert all(m.campaign_spread is None for m in old)  # stored before the spread existed
+
+    out = StringIO()
+    call_command("campaign_spread_refresh", "--system", "box_c", stdout=out)
+
+    for m in old:
+        m.refresh_from_db()
+    assert old[0].campaign_spread == 0.0  # the first campaign: no history, a zero prior here
+    assert old[1].campaign_spread == pytest.approx(math.log(1.1) / 2 * 4.303 / Z)
+    assert (
+        "[2/2] spread-1: ±" in out.getvalue() and "refreshed 2 measured campaigns" in out.getvalue()
+    )
+
+
+def test_the_method_page_states_the_allowance_and_what_it_rests_on(empty_db, prior):
+    from measurements.selectors.pages.method import method_page
+
+    system = SystemFactory(key="box_m")
+    instance = InstanceFactory(label="M")
+    first, second = _campaigns(system, 2)
+    _measure(first, instance, 100.0)
+    _measure(second, instance, 110.0)
+    campaign_spread_refresh(campaign=first)
+    campaign_spread_refresh(campaign=second)
+
+    page = method_page(system, second.key)
+
+    [row] = [r for r in page.planning_rows if r[0] == "campaign_spread"]
+    assert row[1].startswith("the box's campaign-to-campaign spread")
+    # learnt d/√2 = 6.7 % over one transition, blended half and half with a zero prior: 4.8 %,
+    # times t₂ / 1.96 = 10 %
+    assert row[2] == "±10 % (learnt 6.7 % over 1 transition, prior 0 %)"

@@ -24,6 +24,9 @@ PLANNING_LABELS = {  # constant → (meaning, "s" for a duration in seconds)
     "op_budget_s": ("time budget of one operation", "s"),
     "separate_process_setup_s": ("setup time above which trials share one process", "s"),
 }
+CAMPAIGN_SPREAD_MEANING = (
+    "the box's campaign-to-campaign spread every interval allows for (docs/timing.md)"
+)
 # Environment fields shown as they are, after the formatted ones.
 PLAIN_ENVIRONMENT_KEYS = (
     "perf_event_paranoid",
@@ -156,6 +159,9 @@ def _planning_rows(campaign: Campaign | None) -> list[tuple[str, str, str]]:
     """(constant, meaning, formatted value) for every planning constant the campaign stored."""
     rows = []
     for key, value in (campaign.planning or {}).items() if campaign else ():
+        if key == "campaign_spread" and isinstance(value, dict):
+            rows.append((key, CAMPAIGN_SPREAD_MEANING, fmt.format_campaign_spread(value)))
+            continue
         meaning, unit = PLANNING_LABELS.get(key, (key.replace("_", " "), ""))
         is_number = isinstance(value, int | float) and not isinstance(value, bool)
         text = fmt.format_seconds(value) if unit == "s" and is_number else plain(value)
