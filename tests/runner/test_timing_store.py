@@ -202,8 +202,10 @@ def test_measurement_exhausting_its_budget_is_flagged_on_page_api_and_campaign(w
         assert m.precision_reached == pytest.approx(m.plan["precision_reached"])
         assert m.campaign_spread is not None and m.campaign_spread > 0
         low, high = m.next_campaign_bounds()
-        expected = next_campaign_half_relative(half, m.campaign_spread)
-        assert (high - m.sample_median_cycles) / m.sample_median_cycles == pytest.approx(expected)
+        median = m.sample_median_cycles
+        upper = (m.sample_ci95_high_cycles - median) / median  # the interval's own upper half
+        expected = next_campaign_half_relative(upper, m.campaign_spread)
+        assert (high - median) / median == pytest.approx(expected)
         assert m.precision_target == 1e-6 and m.target_missed_reason == "budget"
         assert m.target_met is False
     shown = {m.operation: format_precision(m.precision_reached, 1e-6, "budget") for m in stored}
