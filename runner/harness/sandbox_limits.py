@@ -46,7 +46,10 @@ class PidsCgroup:
     @staticmethod
     def _create(max_pids: int) -> Path | None:
         for base in _own_pids_cgroups():
-            path = base / f"{PREFIX}{uuid.uuid4().hex[:12]}"
+            # The creating process's pid is part of the name: only a cgroup whose creator is
+            # gone is stale (`remove_stale_cgroups`), so two workers or two test suites on one
+            # machine never empty each other's running steps.
+            path = base / f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
             try:
                 path.mkdir()
                 (path / "pids.max").write_text(str(max_pids))
@@ -93,15 +96,32 @@ class PidsCgroup:
         return [int(x) for x in text.split()]
 
 
+def _creator_alive(path: Path) -> bool:
+    """Whether the process that created step cgroup `path` still runs (unknown: assume so)."""
+    creator = path.name[len(PREFIX) :].split("-", 1)[0]
+    if not creator.isdigit():
+        return False  # a name from before the creator was recorded: a dead worker's
+    try:
+        os.kill(int(creator), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def remove_stale_cgroups() -> int:
     """Empty and remove the step cgroups a killed worker left behind; returns how many.
 
-    For the worker's start only (one worker per box): a step interrupted by a killed
-    worker can leave bubblewrap's namespace init waiting for a parent that is gone.
+    At a worker's start: a step interrupted by a killed worker can leave bubblewrap's
+    namespace init waiting for a parent that is gone. Only cgroups whose creating process is
+    gone are touched, so the running steps of another worker on the same machine are safe.
     """
     removed = 0
     for base in _own_pids_cgroups():
         for path in base.glob(f"{PREFIX}*"):
+            if _creator_alive(path):
+                continue
             stale = PidsCgroup(None)
             stale.path = path
             stale.remove()

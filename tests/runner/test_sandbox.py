@@ -178,13 +178,28 @@ def test_without_namespaces_runs_are_refused_unless_the_operator_allowed_them(mo
 def test_stale_step_cgroups_of_a_killed_worker_are_emptied_and_removed():
     import subprocess
 
-    from runner.harness.sandbox_limits import PidsCgroup, remove_stale_cgroups
+    from runner.harness.sandbox_limits import PREFIX, PidsCgroup, remove_stale_cgroups
 
-    cgroup = PidsCgroup(8)
-    if cgroup.path is None:
+    mine = PidsCgroup(8)  # a running step of a live worker (this process)
+    if mine.path is None:
         pytest.skip("no pids cgroup here (not root, or no writable pids hierarchy)")
-    # A process left in a step's cgroup, as a killed worker leaves one.
-    left = subprocess.Popen(["/bin/sleep", "600"], preexec_fn=cgroup.join_fn())
-    assert cgroup.pids() == [left.pid]
-    assert remove_stale_cgroups() >= 1
-    assert left.wait(timeout=30) == -signal.SIGKILL and not cgroup.path.exists()
+    # A step cgroup whose worker was killed: named after a process that is gone.
+    gone = subprocess.Popen(["/bin/true"])
+    gone.wait()
+    stale = PidsCgroup(None)
+    stale.path = mine.path.parent / f"{PREFIX}{gone.pid}-killedworker"
+    stale.path.mkdir()
+    (stale.path / "pids.max").write_text("8")
+    # A process left in each, as a killed worker leaves one in its step's cgroup.
+    left = subprocess.Popen(["/bin/sleep", "600"], preexec_fn=stale.join_fn())
+    running = subprocess.Popen(["/bin/sleep", "600"], preexec_fn=mine.join_fn())
+    try:
+        assert stale.pids() == [left.pid] and mine.pids() == [running.pid]
+        assert remove_stale_cgroups() >= 1
+        assert left.wait(timeout=30) == -signal.SIGKILL and not stale.path.exists()
+        # The live worker's step is untouched: another worker (or test suite) on the machine.
+        assert running.poll() is None and mine.path.exists()
+    finally:
+        running.kill()
+        running.wait()
+        mine.remove()
