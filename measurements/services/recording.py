@@ -213,10 +213,8 @@ def measurement_recompute_aggregates(*, measurement: Measurement) -> Measurement
         aggregates, samples = timing_aggregates(trials)
         for key, value in _aggregate_values(aggregates, samples).items():
             setattr(measurement, key, value)
-        spread = campaign_spread_allowance(measurement.campaign) if samples else None
-        precision = _precision_values(
-            samples, measurement.plan, _campaign_target(measurement.campaign), spread
-        )
+        half = samples.ci95_half_width_relative if samples else None
+        precision = _precision_values(half, measurement.plan, measurement.campaign)
         for key, value in precision.items():
             setattr(measurement, key, value)
     measurement.save()
@@ -236,27 +234,18 @@ def campaign_spread_allowance(campaign: Campaign) -> float | None:
 
 
 def _precision_values(
-    samples: SampleStats | None,
-    plan: dict[str, Any] | None,
-    campaign_target: float | None,
-    campaign_spread: float | None,
+    half_relative: float | None, plan: dict[str, Any] | None, campaign: Campaign
 ) -> dict[str, Any]:
-    """Precision reached, target and why missed, and the box's campaign spread allowed for."""
-    half = samples.ci95_half_width_relative if samples else None
-    return _precision_from_half(half, plan, campaign_target, campaign_spread)
-
-
-def _precision_from_half(
-    half_relative: float | None,
-    plan: dict[str, Any] | None,
-    campaign_target: float | None,
-    campaign_spread: float | None,
-) -> dict[str, Any]:
+    """Precision reached, target and why missed, and the box's campaign spread allowed for, of
+    a figure whose 95 % interval has relative half-width `half_relative` (None: no samples)."""
+    campaign_spread = campaign_spread_allowance(campaign)
     # The target is judged on what the campaign itself reached (√2 × its interval's half-width,
     # what more processes can shrink); the box's own spread widens the interval the page shows
     # (Measurement.next_campaign_bounds) but no campaign can plan it away.
     reached = None if half_relative is None else next_campaign_half_relative(half_relative)
-    outcome = precision_outcome(reached=reached, plan=plan or {}, campaign_target=campaign_target)
+    outcome = precision_outcome(
+        reached=reached, plan=plan or {}, campaign_target=_campaign_target(campaign)
+    )
     return {
         "precision_reached": outcome.reached,
         "precision_target": outcome.target,
@@ -292,10 +281,9 @@ def campaign_spread_refresh(*, campaign: Campaign) -> CampaignSpread:
     spread = campaign_spread_for(system=campaign.system, through=campaign)
     campaign.planning = {**(campaign.planning or {}), "campaign_spread": spread.as_dict()}
     campaign.save(update_fields=["planning"])
-    target = _campaign_target(campaign)
     changed = []
     for m in campaign.measurements.filter(status="complete", sample_median_cycles__isnull=False):
-        values = _precision_from_half(_stored_half_relative(m), m.plan, target, spread.allowance)
+        values = _precision_values(_stored_half_relative(m), m.plan, campaign)
         for key, value in values.items():
             setattr(m, key, value)
         changed.append(m)
@@ -328,10 +316,9 @@ def _measurement_values(record: TimingRecord, campaign: Campaign) -> dict[str, A
         "counter": record.counter,
         **_aggregate_values(record.aggregates, record.sample_stats),
         **_precision_values(
-            record.sample_stats,
+            record.sample_stats.ci95_half_width_relative if record.sample_stats else None,
             record.plan,
-            _campaign_target(campaign),
-            campaign_spread_allowance(campaign),
+            campaign,
         ),
     }
 
