@@ -48,6 +48,8 @@ static void print_trial(FILE *out, const ngcc_trial *t)
     ngcc_json_num(out, t->loadavg_start);
     fprintf(out, ",\"loadavg_end\":");
     ngcc_json_num(out, t->loadavg_end);
+    fprintf(out, ",\"cpu_seconds\":");
+    ngcc_json_num(out, t->cpu_seconds);
     fprintf(out, "}");
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 /* The 1-minute load average, or NaN (printed as null) when not available. */
 static double load_average(void)
@@ -25,6 +26,19 @@ static void thread_switches(long *involuntary, long *voluntary)
     }
     *involuntary = ru.ru_nivcsw;
     *voluntary = ru.ru_nvcsw;
+}
+
+/* CPU time this thread has run so far, or NaN.  CLOCK_THREAD_CPUTIME_ID
+ * advances only while the thread is on a core, so set against the wall clock
+ * over the same window it says how long a competitor held the core, however
+ * many competitors there were (a switch count does not: with several tasks
+ * sharing the core each preemption lasts longer and there are fewer). */
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return NAN;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 ull ngcc_auto_batch(ull iterations, ull min_samples)
@@ -67,6 +81,10 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     long inv0, vol0;
     t->loadavg_start = load_average();
     thread_switches(&inv0, &vol0);
+    /* Read just before the wall clock starts and just after it stops, so the
+     * CPU window encloses the wall window (its share can exceed 1 by the cost
+     * of one clock read, never fall short because of the reads). */
+    double cpu0 = thread_cpu_seconds();
     uint64_t w0 = ngcc_wall_ns();
     uint64_t c0 = ngcc_counter_read(c), prev = c0;
     for (size_t b = 0; b < full; b++) {
@@ -97,6 +115,7 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     }
     uint64_t c1 = rest ? ngcc_counter_read(c) : prev;
     uint64_t w1 = ngcc_wall_ns();
+    double cpu1 = thread_cpu_seconds();
     long inv1, vol1;
     thread_switches(&inv1, &vol1);
     t->loadavg_end = load_average();
@@ -104,6 +123,7 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     t->voluntary_switches = vol0 < 0 || vol1 < 0 ? -1 : vol1 - vol0;
     t->measurements = iterations;
     t->seconds = (double)(w1 - w0) / 1e9;
+    t->cpu_seconds = cpu1 - cpu0; /* NaN propagates: printed as null */
     t->cycles = c1 - c0;
     t->batch_calls = batch;
     t->n_samples = full;

@@ -24,6 +24,10 @@ typedef struct {
     long voluntary_switches;
     double loadavg_start;
     double loadavg_end;
+    /* CPU time of this thread over the same window as `seconds` (NaN when the
+     * clock is unavailable): seconds − cpu_seconds is time the core spent on
+     * something else while the trial's counter kept running. */
+    double cpu_seconds;
 } ngcc_trial;
 
 /* Calls per batch giving at least `min_samples` samples (one call per batch

@@ -14,7 +14,8 @@ Two planners (docs/timing.md):
 Every process runs through `runner.harness.sandbox.run_sandboxed`: the driver is ours, the
 library it loads is not.  A disturbed trial is re-run (up to ``max_disturbed_retries`` times),
 counted and kept in the record with its reason (`disturbance_reason`): the OS preempted it often
-(involuntary context switches, any counter), or, with a core-cycle counter (perf) and a known
+(involuntary context switches) or held its core for more than a tenth of its wall time (thread
+CPU time against wall time), whatever the counter; or, with a core-cycle counter (perf) and a known
 nominal clock, its cycles per second fell below 95 % of that clock.
 """
 
@@ -257,25 +258,53 @@ def is_disturbed(
 
 
 @dataclass(frozen=True)
-class SwitchRule:
-    """A trial preempted this often was disturbed: each involuntary context switch hands the
-    core to another task for up to a time slice and evicts part of the caches.  A few per trial
-    happen on any machine (timer and kernel work); a sustained rate means a competing task."""
+class PreemptionRule:
+    """When the OS took a trial's core away often enough to call the trial disturbed.
+
+    Two readings, either suffices.  *Switches*: each involuntary context switch hands the core
+    to another task for up to a time slice and evicts part of the caches; a few per trial happen
+    on any machine (timer and kernel work), a sustained rate means a competing task.  *Time on
+    the core*: the thread's CPU time against the wall time of the same window.  The rate alone
+    misses a crowded core (with k tasks sharing it each preemption lasts about k slices, so the
+    more competitors the fewer switches per second); the share does not, and it is what a cycle
+    counter that keeps running while the trial waits (the TSC) actually suffers.  The share
+    counts only when the trial was preempted at least once: a library that sleeps on its own
+    (voluntary switches) is slow, not disturbed.
+    """
 
     min_switches: int = 3
     max_per_second: float = 100.0
+    min_on_cpu_share: float = 0.9
+
+
+def on_cpu_share(trial: dict[str, Any]) -> float | None:
+    """The share of a trial's wall time its thread spent on the core (None: not recorded)."""
+    cpu, seconds = trial.get("cpu_seconds"), trial["seconds"]
+    if cpu is None or seconds <= 0:
+        return None
+    return min(1.0, cpu / seconds)
 
 
 def disturbance_reason(
-    trial: dict[str, Any], *, nominal_hz: float | None, switches: SwitchRule | None = SwitchRule()
+    trial: dict[str, Any],
+    *,
+    nominal_hz: float | None,
+    preemption: PreemptionRule | None = PreemptionRule(),
 ) -> str | None:
     """Why ``trial`` counts as disturbed, or None (the reason is kept with a discarded trial)."""
     count, seconds = trial.get("involuntary_switches"), trial["seconds"]
-    if switches is not None and count is not None and count >= switches.min_switches:
-        if seconds > 0 and count / seconds > switches.max_per_second:
+    if preemption is not None and count:
+        if count >= preemption.min_switches and seconds > 0:
+            if count / seconds > preemption.max_per_second:
+                return (
+                    f"{count} involuntary context switches in {seconds:.3g} s "
+                    f"(over {preemption.max_per_second:g}/s)"
+                )
+        share = on_cpu_share(trial)
+        if share is not None and share < preemption.min_on_cpu_share:
             return (
-                f"{count} involuntary context switches in {seconds:.3g} s "
-                f"(over {switches.max_per_second:g}/s)"
+                f"on its core {share:.0%} of {seconds:.3g} s, preempted {count} times "
+                f"(below {preemption.min_on_cpu_share:.0%})"
             )
     if is_disturbed(trial, nominal_hz=nominal_hz):
         return f"clock {trial['cycles'] / seconds / nominal_hz:.1%} of nominal (below 95 %)"
@@ -356,7 +385,7 @@ class _Context:
     run: Runner
     nominal_hz: float | None
     max_disturbed_retries: int
-    switches: SwitchRule | None = None
+    preemption: PreemptionRule | None = None
     processes: list[dict[str, Any]] = field(default_factory=list)
     runs: list[DriverRun] = field(default_factory=list)
 
@@ -431,7 +460,9 @@ class _Context:
             run, res = self.once(argv, timeout_s)
             bad = []
             for t in run.trials:
-                reason = disturbance_reason(t, nominal_hz=self.nominal_hz, switches=self.switches)
+                reason = disturbance_reason(
+                    t, nominal_hz=self.nominal_hz, preemption=self.preemption
+                )
                 if reason:
                     t["disturbed_reason"] = reason
                     bad.append(t)
@@ -528,7 +559,7 @@ def measure_operation(
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 2,
     digest_bits: int | None = None,
-    switches: SwitchRule | None = SwitchRule(),
+    preemption: PreemptionRule | None = PreemptionRule(),
     limits: Limits | None = None,
     run: Runner | None = None,
     calibration_call_s: float | None = None,
@@ -556,7 +587,7 @@ def measure_operation(
         run=run or sandbox_runner(limits),
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
-        switches=switches,
+        preemption=preemption,
     )
     started, t0 = _now(), time.monotonic()
     error, inconsistent = None, False
@@ -598,7 +629,7 @@ def _context(
     nominal_hz: float | None = None,
     max_disturbed_retries: int = 0,
     input_seed: int = 0,
-    switches: SwitchRule | None = None,
+    preemption: PreemptionRule | None = None,
 ) -> _Context:
     common = driver_options(
         cpu=cpu,
@@ -615,7 +646,7 @@ def _context(
         run=run,
         nominal_hz=nominal_hz,
         max_disturbed_retries=max_disturbed_retries,
-        switches=switches,
+        preemption=preemption,
     )
 
 

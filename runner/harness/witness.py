@@ -10,7 +10,9 @@ record is accepted only when
 - it answers the request (the iterations and warm-ups asked for; no trial with
   more calls than asked);
 - its timed seconds fit within the life of the process (wall clock measured by
-  the parent, plus a small slack for the clock reads);
+  the parent, plus a small slack for the clock reads), and the CPU time its
+  trials claim fits within the CPU time the parent measured (a forged share of
+  time on the core would hide a disturbed trial);
 - on a long run, the time it accounts for (timed calls, setup, warm-ups and the
   stack probe's call) is at least :data:`MIN_ACCOUNTED_SHARE` of the user CPU
   time the parent measured beyond :data:`FIXED_OVERHEAD_S` (what every process
@@ -78,6 +80,13 @@ def check_witness(run: DriverRun, res: SandboxResult) -> dict[str, float]:
         raise InconsistentRecord(
             f"the record reports {timed:.3f} s of timed calls in a process that lived "
             f"{res.wall_seconds:.3f} s"
+        )
+    on_cpu = sum(t.get("cpu_seconds") or 0.0 for t in run.trials)
+    if on_cpu > res.cpu_seconds + WALL_SLACK_S:
+        # A forged share of time on the core would hide a disturbed trial.
+        raise InconsistentRecord(
+            f"the record reports {on_cpu:.3f} s of its trials on the CPU in a process that "
+            f"used {res.cpu_seconds:.3f} s"
         )
     # User time: kernel time (page faults of the painted stack, syscalls) is not the
     # library's computing, and a process descheduled under load accrues none.

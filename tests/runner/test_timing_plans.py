@@ -117,8 +117,15 @@ def test_disturbance_reason_names_frequent_preemption_or_a_slow_clock():
     assert disturbance_reason(busy, nominal_hz=None) == (
         "25 involuntary context switches in 0.1 s (over 100/s)"
     )
-    assert disturbance_reason(busy, nominal_hz=None, switches=None) is None
+    assert disturbance_reason(busy, nominal_hz=None, preemption=None) is None
     long_trial = {**busy, "seconds": 1.0}  # 25 in a second: below the rate
     assert disturbance_reason(long_trial, nominal_hz=None) is None
+    crowded = {**long_trial, "cpu_seconds": 0.3}  # 25 long preemptions: 70 % of a second lost
+    assert disturbance_reason(crowded, nominal_hz=None) == (
+        "on its core 30% of 1 s, preempted 25 times (below 90%)"
+    )
+    sleeper = {**crowded, "involuntary_switches": 0}  # it waited on its own: slow, not disturbed
+    assert disturbance_reason(sleeper, nominal_hz=None) is None
+    assert disturbance_reason({**crowded, "cpu_seconds": 0.95}, nominal_hz=None) is None
     slow = _trial([1], counter="perf_cycles", seconds=1.0, cycles=2_000_000_000)
     assert disturbance_reason(slow, nominal_hz=2.5e9) == "clock 80.0% of nominal (below 95 %)"
