@@ -9,15 +9,20 @@ campaign that measured it (measured campaigns before published pages).
 
 Uncertainty is that of the median cycles per call: the stored 95 % interval over the per-batch
 samples where the driver kept them, else the order-statistics interval over the trials'
-cycles per call (as on the measurement page). Two figures differ beyond their uncertainty when
-their intervals do not overlap. Published-page figures have no trials, hence no interval: the
-comparison says so instead of guessing.
+cycles per call (as on the measurement page). Two figures differ beyond their uncertainty by the
+one rule the history page states (`measurements.uncertainty.differ_beyond_uncertainty`): their
+half-widths combined, plus, for figures from two different campaigns, each box's
+campaign-to-campaign spread (two figures of one campaign share its shift, so it cancels). Without
+that term two campaigns of one instance would be called different where the history page, on
+the same figures, calls them the same. Published-page figures have no trials, hence no interval:
+the comparison says so instead of guessing.
 
 Six queries whatever the number of items and operations.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -31,6 +36,7 @@ from measurements.provenance import is_published, provenance
 from measurements.selectors.pages.common import operation_label, operation_sort_key
 from measurements.selectors.pages.measurement import interval_from_trials
 from measurements.selectors.pages.sizes import size_catalogs, size_figure
+from measurements.uncertainty import Interval, differ_beyond_uncertainty
 
 ITEM_KEYS = tuple("abcdefgh")
 UNKNOWN = "unknown (no trials)"
@@ -57,8 +63,11 @@ class CompareItem:
 class CompareCell:
     text: str
     href: str = ""
-    interval: tuple[float, float] | None = None
+    interval: Interval | None = None
     value: float | None = None
+    #: the campaign the figure comes from, and its box's campaign-level relative spread
+    campaign_id: int | None = None
+    campaign_spread: float = 0.0
 
 
 @dataclass
@@ -169,6 +178,8 @@ _MEASUREMENT_FIELDS = (
     "sizes",
     "sample_ci95_low_cycles",
     "sample_ci95_high_cycles",
+    "sample_median_cycles",
+    "campaign_spread",
     "campaign__id",
     "campaign__key",
     "campaign__source",
@@ -226,11 +237,24 @@ def _campaign(campaigns: list[Campaign], where: str) -> Campaign | None:
     return pool[0] if pool else None
 
 
-def _interval(m: Measurement, per_call: dict[int, list[float]]) -> tuple[float, float] | None:
-    if m.sample_ci95_low_cycles is not None and m.sample_ci95_high_cycles is not None:
-        return (m.sample_ci95_low_cycles, m.sample_ci95_high_cycles)
-    interval = interval_from_trials(per_call.get(m.pk, []))
-    return (interval.low, interval.high) if interval else None
+def _interval(m: Measurement, per_call: dict[int, list[float]]) -> Interval | None:
+    """The 95 % interval of the median cycles per call: stored, else from the trials."""
+    low, high = m.sample_ci95_low_cycles, m.sample_ci95_high_cycles
+    if low is not None and high is not None:
+        median = m.sample_median_cycles if m.sample_median_cycles is not None else (low + high) / 2
+        return Interval(median, low, high, 0, 0, "stored")
+    trials = interval_from_trials(per_call.get(m.pk, []))
+    if trials is None:
+        return None
+    return Interval(trials.median, trials.low, trials.high, trials.count, 0, "trials")
+
+
+def _shared_spread(base: CompareCell, cell: CompareCell) -> float:
+    """The campaign-level spread two figures allow for: none within one campaign (they share
+    its shift), else the two boxes' spreads combined (the rule's single s, as an RMS)."""
+    if base.campaign_id == cell.campaign_id:
+        return 0.0
+    return math.sqrt((base.campaign_spread**2 + cell.campaign_spread**2) / 2)
 
 
 def _figure_rows(
@@ -254,6 +278,8 @@ def _figure_rows(
                     measurement_url(m.pk),
                     _interval(m, per_call),
                     m.mean_cycles,
+                    campaign_id=m.campaign_id,
+                    campaign_spread=m.campaign_spread or 0.0,
                 )
                 if m is not None
                 else CompareCell(fmt.MISSING)
@@ -277,7 +303,8 @@ def _row(figure: str, cells: list[CompareCell], *, uncertain: bool) -> CompareRo
         elif base.interval is None or cell.interval is None:
             beyond.append(UNKNOWN)
         else:
-            apart = cell.interval[0] > base.interval[1] or cell.interval[1] < base.interval[0]
+            spread = _shared_spread(base, cell)
+            apart = differ_beyond_uncertainty(base.interval, cell.interval, spread)
             beyond.append("yes" if apart else "no")
     return CompareRow(figure, cells, ratios, beyond)
 

@@ -62,8 +62,49 @@ def test_one_instance_in_two_campaigns_overlapping_intervals(db):
     page = compare_page({"a": f"{spec}@run-1", "b": f"{spec}@run-2"})
     assert [i.campaign.key for i in page.items] == ["run-1", "run-2"]
     keygen = _row(page, "keygen cycles")
-    assert [c.interval for c in keygen.cells] == [(10.0, 10.2), (10.05, 10.25)]
+    assert [(c.interval.low, c.interval.high) for c in keygen.cells] == [
+        (10.0, 10.2),
+        (10.05, 10.25),
+    ]
     assert keygen.beyond == ["no"]
+
+
+def _narrow(campaign, instance, median, spread):
+    """A measurement with a stored ±0.5 % interval and its box's campaign-level spread."""
+    return MeasurementFactory(
+        campaign=campaign,
+        instance=instance,
+        mean_cycles=median,
+        sample_median_cycles=median,
+        sample_ci95_low_cycles=median * 0.995,
+        sample_ci95_high_cycles=median * 1.005,
+        campaign_spread=spread,
+    )
+
+
+@pytest.mark.parametrize(("spread", "beyond"), [(0.0, "yes"), (0.02, "no")])
+def test_two_campaigns_of_one_instance_allow_for_the_box_spread(db, spread, beyond):
+    """5 % apart with ±0.5 % intervals: beyond them on a box whose campaigns agree, not on one
+    whose campaigns move by 2 % (the history page's rule: √(2·(1.96·0.02·m)²) ≈ 5.7 % of m)."""
+    instance = InstanceFactory()
+    first, second = CampaignFactory(key="run-1"), CampaignFactory(key="run-2")
+    _narrow(first, instance, 1000.0, spread)
+    _narrow(second, instance, 1050.0, spread)
+    spec = f"{instance.submission.key}:{instance.label}"
+    page = compare_page({"a": f"{spec}@run-1", "b": f"{spec}@run-2"})
+    assert _row(page, "keygen cycles").beyond == [beyond]
+
+
+def test_two_instances_of_one_campaign_share_its_shift(db):
+    """Within one campaign the box's spread cancels: 5 % apart is a real difference."""
+    campaign = CampaignFactory(key="run-1")
+    a = InstanceFactory(label="A-1")
+    b = InstanceFactory(label="B-1", submission=a.submission)
+    _narrow(campaign, a, 1000.0, 0.02)
+    _narrow(campaign, b, 1050.0, 0.02)
+    key = a.submission.key
+    page = compare_page({"a": f"{key}:A-1@run-1", "b": f"{key}:B-1@run-1"})
+    assert _row(page, "keygen cycles").beyond == ["yes"]
 
 
 @pytest.mark.parametrize(
