@@ -50,6 +50,8 @@ static void print_trial(FILE *out, const ngcc_trial *t)
     ngcc_json_num(out, t->loadavg_end);
     fprintf(out, ",\"cpu_seconds\":");
     ngcc_json_num(out, t->cpu_seconds);
+    fprintf(out, ",\"wait_seconds\":");
+    ngcc_json_num(out, t->wait_seconds);
     fprintf(out, "}");
 }
 

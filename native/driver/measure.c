@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -29,16 +30,30 @@ static void thread_switches(long *involuntary, long *voluntary)
 }
 
 /* CPU time this thread has run so far, or NaN.  CLOCK_THREAD_CPUTIME_ID
- * advances only while the thread is on a core, so set against the wall clock
- * over the same window it says how long a competitor held the core, however
- * many competitors there were (a switch count does not: with several tasks
- * sharing the core each preemption lasts longer and there are fewer). */
+ * advances only while the thread is on a core; recorded as evidence of the
+ * trial (the parent checks it against the process's CPU time). */
 static double thread_cpu_seconds(void)
 {
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return NAN;
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Nanoseconds this thread has spent runnable but not running, or NaN.  The
+ * scheduler's own account (run_delay, the second field of schedstat): unlike a
+ * count of involuntary switches it grows with how long competitors held the
+ * core, and unlike CPU time against wall time it does not grow while the
+ * library sleeps of its own accord (a voluntary wait is the library's cost). */
+static double thread_wait_seconds(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (!f)
+        return NAN;
+    unsigned long long run_ns, wait_ns;
+    int n = fscanf(f, "%llu %llu", &run_ns, &wait_ns);
+    fclose(f);
+    return n == 2 ? (double)wait_ns / 1e9 : NAN;
 }
 
 ull ngcc_auto_batch(ull iterations, ull min_samples)
@@ -82,8 +97,9 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     t->loadavg_start = load_average();
     thread_switches(&inv0, &vol0);
     /* Read just before the wall clock starts and just after it stops, so the
-     * CPU window encloses the wall window (its share can exceed 1 by the cost
-     * of one clock read, never fall short because of the reads). */
+     * CPU and wait windows enclose the wall window (they can exceed it by the
+     * cost of the reads, never fall short of it because of them). */
+    double wait0 = thread_wait_seconds();
     double cpu0 = thread_cpu_seconds();
     uint64_t w0 = ngcc_wall_ns();
     uint64_t c0 = ngcc_counter_read(c), prev = c0;
@@ -116,6 +132,7 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     uint64_t c1 = rest ? ngcc_counter_read(c) : prev;
     uint64_t w1 = ngcc_wall_ns();
     double cpu1 = thread_cpu_seconds();
+    double wait1 = thread_wait_seconds();
     long inv1, vol1;
     thread_switches(&inv1, &vol1);
     t->loadavg_end = load_average();
@@ -124,6 +141,7 @@ int ngcc_run_trial(ngcc_op *op, const ngcc_counter *c, ull iterations, ull batch
     t->measurements = iterations;
     t->seconds = (double)(w1 - w0) / 1e9;
     t->cpu_seconds = cpu1 - cpu0; /* NaN propagates: printed as null */
+    t->wait_seconds = wait1 - wait0;
     t->cycles = c1 - c0;
     t->batch_calls = batch;
     t->n_samples = full;

@@ -28,6 +28,10 @@ typedef struct {
      * clock is unavailable): seconds − cpu_seconds is time the core spent on
      * something else while the trial's counter kept running. */
     double cpu_seconds;
+    /* Time this thread spent runnable but waiting for a core over the same
+     * window (run_delay of /proc/thread-self/schedstat; NaN when unreadable):
+     * the time a competitor held the core while the counter kept running. */
+    double wait_seconds;
 } ngcc_trial;
 
 /* Calls per batch giving at least `min_samples` samples (one call per batch

@@ -199,7 +199,7 @@ def _parse_trial(raw: Any, i: int, counter_name: str) -> dict[str, Any]:
         value = _int(t, key, f"{path}.{key}", required=False, minimum=-1)
         if value is not None:
             trial[key] = None if value < 0 else value
-    for key in ("loadavg_start", "loadavg_end", "cpu_seconds"):
+    for key in ("loadavg_start", "loadavg_end", "cpu_seconds", "wait_seconds"):
         if key in t:
             trial[key] = _num(t, key, f"{path}.{key}", required=False)
     if len(samples) * trial["batch_calls"] > trial["measurements"]:

@@ -14,9 +14,9 @@ Two planners (docs/timing.md):
 Every process runs through `runner.harness.sandbox.run_sandboxed`: the driver is ours, the
 library it loads is not.  A disturbed trial is re-run (up to ``max_disturbed_retries`` times),
 counted and kept in the record with its reason (`disturbance_reason`): the OS preempted it often
-(involuntary context switches) or held its core for more than a tenth of its wall time (thread
-CPU time against wall time), whatever the counter; or, with a core-cycle counter (perf) and a known
-nominal clock, its cycles per second fell below 95 % of that clock.
+(involuntary context switches) or kept it waiting for its core for more than a tenth of its wall
+time (the scheduler's run delay), whatever the counter; or, with a core-cycle counter (perf) and
+a known nominal clock, its cycles per second fell below 95 % of that clock.
 """
 
 from __future__ import annotations
@@ -259,30 +259,30 @@ def is_disturbed(
 
 @dataclass(frozen=True)
 class PreemptionRule:
-    """When the OS took a trial's core away often enough to call the trial disturbed.
+    """When the OS kept a trial off its core often or long enough to call the trial disturbed.
 
     Two readings, either suffices.  *Switches*: each involuntary context switch hands the core
     to another task for up to a time slice and evicts part of the caches; a few per trial happen
-    on any machine (timer and kernel work), a sustained rate means a competing task.  *Time on
-    the core*: the thread's CPU time against the wall time of the same window.  The rate alone
-    misses a crowded core (with k tasks sharing it each preemption lasts about k slices, so the
-    more competitors the fewer switches per second); the share does not, and it is what a cycle
-    counter that keeps running while the trial waits (the TSC) actually suffers.  The share
-    counts only when the trial was preempted at least once: a library that sleeps on its own
-    (voluntary switches) is slow, not disturbed.
+    on any machine (timer and kernel work), a sustained rate means a competing task.  *Waiting*:
+    the scheduler's own account of the time the trial's thread was runnable but not running
+    (`wait_seconds`), against the trial's wall time.  The rate alone misses a crowded core (with
+    k tasks sharing it each preemption lasts about k slices, so the more competitors the fewer
+    switches per second); the wait does not, and it is what a cycle counter that keeps running
+    while the trial waits (the TSC) actually suffers.  A library that sleeps of its own accord
+    does not wait for the core, so it is slow, not disturbed.
     """
 
     min_switches: int = 3
     max_per_second: float = 100.0
-    min_on_cpu_share: float = 0.9
+    max_wait_share: float = 0.1
 
 
-def on_cpu_share(trial: dict[str, Any]) -> float | None:
-    """The share of a trial's wall time its thread spent on the core (None: not recorded)."""
-    cpu, seconds = trial.get("cpu_seconds"), trial["seconds"]
-    if cpu is None or seconds <= 0:
+def wait_share(trial: dict[str, Any]) -> float | None:
+    """The share of a trial's wall time its thread waited for its core (None: not recorded)."""
+    wait, seconds = trial.get("wait_seconds"), trial["seconds"]
+    if wait is None or seconds <= 0:
         return None
-    return min(1.0, cpu / seconds)
+    return wait / seconds
 
 
 def disturbance_reason(
@@ -293,18 +293,18 @@ def disturbance_reason(
 ) -> str | None:
     """Why ``trial`` counts as disturbed, or None (the reason is kept with a discarded trial)."""
     count, seconds = trial.get("involuntary_switches"), trial["seconds"]
-    if preemption is not None and count:
-        if count >= preemption.min_switches and seconds > 0:
+    if preemption is not None:
+        if count is not None and count >= preemption.min_switches and seconds > 0:
             if count / seconds > preemption.max_per_second:
                 return (
                     f"{count} involuntary context switches in {seconds:.3g} s "
                     f"(over {preemption.max_per_second:g}/s)"
                 )
-        share = on_cpu_share(trial)
-        if share is not None and share < preemption.min_on_cpu_share:
+        share = wait_share(trial)
+        if share is not None and share > preemption.max_wait_share:
             return (
-                f"on its core {share:.0%} of {seconds:.3g} s, preempted {count} times "
-                f"(below {preemption.min_on_cpu_share:.0%})"
+                f"waited for its core {share:.0%} of {seconds:.3g} s "
+                f"(over {preemption.max_wait_share:.0%})"
             )
     if is_disturbed(trial, nominal_hz=nominal_hz):
         return f"clock {trial['cycles'] / seconds / nominal_hz:.1%} of nominal (below 95 %)"

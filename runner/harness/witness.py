@@ -10,9 +10,10 @@ record is accepted only when
 - it answers the request (the iterations and warm-ups asked for; no trial with
   more calls than asked);
 - its timed seconds fit within the life of the process (wall clock measured by
-  the parent, plus a small slack for the clock reads), and the CPU time its
-  trials claim fits within the CPU time the parent measured (a forged share of
-  time on the core would hide a disturbed trial);
+  the parent, plus a small slack for the clock reads); each trial's CPU time and
+  wait for its core fit within its own wall time, and the CPU time the trials
+  claim fits within the CPU time the parent measured (for a process that ended
+  by itself);
 - on a long run, the time it accounts for (timed calls, setup, warm-ups and the
   stack probe's call) is at least :data:`MIN_ACCOUNTED_SHARE` of the user CPU
   time the parent measured beyond :data:`FIXED_OVERHEAD_S` (what every process
@@ -22,8 +23,11 @@ record is accepted only when
 
 A record that fails is :class:`InconsistentRecord`: stored with the status
 ``INCONSISTENT`` and its evidence, never as figures.  What this does not
-guarantee: a library may always slow itself down or disturb its own timing,
-and on a short run (less user CPU than :data:`FIXED_OVERHEAD_S`) a forged record
+guarantee: a library may always slow itself down or disturb its own timing
+(it may also claim to have waited for its core, which buys it at most two
+re-runs of a trial: a choice among its own trials, each discarded one kept in
+the measurement's evidence as ``disturbed_trials``), and on a short run (less
+user CPU than :data:`FIXED_OVERHEAD_S`) a forged record
 claiming less work than the process really did cannot be told apart.
 """
 
@@ -36,6 +40,8 @@ from runner.harness.sandbox import SandboxResult
 FIXED_OVERHEAD_S = 0.3
 MIN_ACCOUNTED_SHARE = 0.5
 WALL_SLACK_S = 0.05
+#: What a trial's CPU and wait windows may exceed its wall window by (the reads around it).
+TRIAL_WINDOW_SLACK_S = 0.001
 
 
 class InconsistentRecord(ValueError):
@@ -64,6 +70,19 @@ def accounted_seconds(run: DriverRun) -> tuple[float, float]:
     return timed, timed + (run.setup_seconds or 0.0) + extra_calls * per_call
 
 
+def _check_trial_windows(run: DriverRun) -> None:
+    """A trial's CPU time and its wait for the core fall within its wall time (their windows
+    enclose it by the cost of a few clock and file reads): more is a forged record."""
+    for i, trial in enumerate(run.trials):
+        bound = trial["seconds"] + TRIAL_WINDOW_SLACK_S
+        for key, what in (("cpu_seconds", "on the CPU"), ("wait_seconds", "waiting for its core")):
+            value = trial.get(key)
+            if value is not None and value > bound:
+                raise InconsistentRecord(
+                    f"trial {i} reports {value:.6f} s {what} in {trial['seconds']:.6f} s"
+                )
+
+
 def check_witness(run: DriverRun, res: SandboxResult) -> dict[str, float]:
     """Raise :class:`InconsistentRecord` unless the record fits what the parent measured."""
     timed, accounted = accounted_seconds(run)
@@ -81,9 +100,12 @@ def check_witness(run: DriverRun, res: SandboxResult) -> dict[str, float]:
             f"the record reports {timed:.3f} s of timed calls in a process that lived "
             f"{res.wall_seconds:.3f} s"
         )
+    _check_trial_windows(run)
     on_cpu = sum(t.get("cpu_seconds") or 0.0 for t in run.trials)
-    if on_cpu > res.cpu_seconds + WALL_SLACK_S:
-        # A forged share of time on the core would hide a disturbed trial.
+    witness["trials_cpu_s"] = round(on_cpu, 6)
+    # Only for a process that ended by itself: one killed at its limit may have been reaped
+    # after the sandbox's own process, and then its CPU time is missing from the parent's count.
+    if res.ok and on_cpu > res.cpu_seconds + WALL_SLACK_S:
         raise InconsistentRecord(
             f"the record reports {on_cpu:.3f} s of its trials on the CPU in a process that "
             f"used {res.cpu_seconds:.3f} s"

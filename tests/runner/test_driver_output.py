@@ -72,6 +72,21 @@ def test_valid_output_parses():
     assert run.pinned_cpu == 1 and run.sizes["pk_bytes"] == 64
 
 
+def _with_trial_fields(**fields):
+    trial = json.loads(_out())["trials"][0]
+    return _out(trials=[{**trial, **fields}])
+
+
+def test_time_on_and_waiting_for_the_core_parse_when_given():
+    trial = parse_driver_output(_with_trial_fields(cpu_seconds=0.0098, wait_seconds=0.0001))
+    assert (trial.trials[0]["cpu_seconds"], trial.trials[0]["wait_seconds"]) == (0.0098, 0.0001)
+    # null (the clock or schedstat was unreadable; NaN printed as null) and absent (older
+    # drivers) both leave the reading unknown, never zero.
+    unknown = parse_driver_output(_with_trial_fields(cpu_seconds=None, wait_seconds=None))
+    assert unknown.trials[0]["cpu_seconds"] is None and unknown.trials[0]["wait_seconds"] is None
+    assert "wait_seconds" not in parse_driver_output(_out()).trials[0]
+
+
 @pytest.mark.parametrize(
     ("text", "field"),
     [
@@ -116,6 +131,8 @@ def test_valid_output_parses():
             ),
             "trials[0].samples",
         ),
+        (_with_trial_fields(wait_seconds=-0.5), "trials[0].wait_seconds"),
+        (_with_trial_fields(cpu_seconds="all"), "trials[0].cpu_seconds"),
         (_out(baseline_rss_bytes=None), "baseline_rss_bytes"),
         (_out(trials=[]), "trials"),
         (_out(status="error", error=None), "error"),
