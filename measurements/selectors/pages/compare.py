@@ -9,13 +9,16 @@ campaign that measured it (measured campaigns before published pages).
 
 Uncertainty is that of the median cycles per call: the stored 95 % interval over the per-batch
 samples where the driver kept them, else the order-statistics interval over the trials'
-cycles per call (as on the measurement page). Two figures differ beyond their uncertainty by the
-one rule the history page states (`measurements.uncertainty.differ_beyond_uncertainty`): their
-half-widths combined, plus, for figures from two different campaigns, each box's
-campaign-to-campaign spread (two figures of one campaign share its shift, so it cancels). Without
-that term two campaigns of one instance would be called different where the history page, on
-the same figures, calls them the same. Published-page figures have no trials, hence no interval:
-the comparison says so instead of guessing.
+cycles per call (as on the measurement page). Two figures with stored intervals differ beyond
+their uncertainty by the rule the history page states
+(`measurements.uncertainty.differ_beyond_uncertainty`): their half-widths combined, plus, for
+figures from two different campaigns, the box's campaign-to-campaign spread (two figures of one
+campaign share its shift, so it cancels). On one system that is the later campaign's spread, as
+on the history page, so both pages judge the same pair alike; across two systems, the two boxes'
+spreads combined (their root mean square, the rule's single s). Intervals from a few trials'
+order statistics cover less than 95 % (75 % with three trials), so for them the test stays the
+stricter one: the intervals do not overlap. Published-page figures have no trials, hence no
+interval: the comparison says so instead of guessing.
 
 Six queries whatever the number of items and operations.
 """
@@ -66,7 +69,7 @@ class CompareCell:
     interval: Interval | None = None
     value: float | None = None
     #: the campaign the figure comes from, and its box's campaign-level relative spread
-    campaign_id: int | None = None
+    campaign: Campaign | None = None
     campaign_spread: float = 0.0
 
 
@@ -251,10 +254,29 @@ def _interval(m: Measurement, per_call: dict[int, list[float]]) -> Interval | No
 
 def _shared_spread(base: CompareCell, cell: CompareCell) -> float:
     """The campaign-level spread two figures allow for: none within one campaign (they share
-    its shift), else the two boxes' spreads combined (the rule's single s, as an RMS)."""
-    if base.campaign_id == cell.campaign_id:
+    its shift); on one system the later campaign's (the history page's choice); across two
+    systems the two boxes' spreads combined (the rule's single s, as a root mean square)."""
+    a, b = base.campaign, cell.campaign
+    if a is None or b is None or a.pk == b.pk:
         return 0.0
+    if a.system_id == b.system_id:
+        return max((base, cell), key=_campaign_order).campaign_spread
     return math.sqrt((base.campaign_spread**2 + cell.campaign_spread**2) / 2)
+
+
+def _campaign_order(cell: CompareCell) -> tuple:
+    """Campaigns in the order they ran (a campaign without a start date first)."""
+    started = cell.campaign.started_utc
+    return (started is not None, started, cell.campaign.pk)
+
+
+def _differ(base: CompareCell, cell: CompareCell) -> bool:
+    """Beyond the uncertainty: the history page's rule for stored intervals, no overlap for
+    intervals from the trials' order statistics (their coverage is below 95 %)."""
+    a, b = base.interval, cell.interval
+    if a.method == b.method == "stored":
+        return differ_beyond_uncertainty(a, b, _shared_spread(base, cell))
+    return a.low > b.high or a.high < b.low
 
 
 def _figure_rows(
@@ -278,7 +300,7 @@ def _figure_rows(
                     measurement_url(m.pk),
                     _interval(m, per_call),
                     m.mean_cycles,
-                    campaign_id=m.campaign_id,
+                    campaign=m.campaign,
                     campaign_spread=m.campaign_spread or 0.0,
                 )
                 if m is not None
@@ -303,9 +325,7 @@ def _row(figure: str, cells: list[CompareCell], *, uncertain: bool) -> CompareRo
         elif base.interval is None or cell.interval is None:
             beyond.append(UNKNOWN)
         else:
-            spread = _shared_spread(base, cell)
-            apart = differ_beyond_uncertainty(base.interval, cell.interval, spread)
-            beyond.append("yes" if apart else "no")
+            beyond.append("yes" if _differ(base, cell) else "no")
     return CompareRow(figure, cells, ratios, beyond)
 
 

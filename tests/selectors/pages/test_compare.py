@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from measurements.models import Measurement
 from measurements.selectors.pages.compare import compare_page
-from tests.factories import CampaignFactory, InstanceFactory, MeasurementFactory, TrialFactory
+from tests.factories import (
+    CampaignFactory,
+    InstanceFactory,
+    MeasurementFactory,
+    SystemFactory,
+    TrialFactory,
+)
 
 A_B = {"a": "kem-29:PolarKEM-128", "b": "kem-30:POLARLAC-128", "system": "arm_1"}
 
@@ -82,17 +90,37 @@ def _narrow(campaign, instance, median, spread):
     )
 
 
+def _two_campaigns(first_spread, second_spread, *, one_system=True):
+    """One instance 5 % apart in two campaigns (run-1 then run-2), on one system or two."""
+    instance = InstanceFactory()
+    first = CampaignFactory(key="run-1", started_utc=datetime(2026, 1, 1, tzinfo=UTC))
+    system = first.system if one_system else SystemFactory()
+    second = CampaignFactory(
+        key="run-2", system=system, started_utc=datetime(2026, 2, 1, tzinfo=UTC)
+    )
+    _narrow(first, instance, 1000.0, first_spread)
+    _narrow(second, instance, 1050.0, second_spread)
+    spec = f"{instance.submission.key}:{instance.label}"
+    return _row(compare_page({"a": f"{spec}@run-1", "b": f"{spec}@run-2"}), "keygen cycles")
+
+
 @pytest.mark.parametrize(("spread", "beyond"), [(0.0, "yes"), (0.02, "no")])
 def test_two_campaigns_of_one_instance_allow_for_the_box_spread(db, spread, beyond):
     """5 % apart with ±0.5 % intervals: beyond them on a box whose campaigns agree, not on one
-    whose campaigns move by 2 % (the history page's rule: √(2·(1.96·0.02·m)²) ≈ 5.7 % of m)."""
-    instance = InstanceFactory()
-    first, second = CampaignFactory(key="run-1"), CampaignFactory(key="run-2")
-    _narrow(first, instance, 1000.0, spread)
-    _narrow(second, instance, 1050.0, spread)
-    spec = f"{instance.submission.key}:{instance.label}"
-    page = compare_page({"a": f"{spec}@run-1", "b": f"{spec}@run-2"})
-    assert _row(page, "keygen cycles").beyond == [beyond]
+    whose campaigns move by 2 % (the history page's rule: √(2·(1.96·0.02·m)²) is 5.6 % of m)."""
+    assert _two_campaigns(spread, spread).beyond == [beyond]
+
+
+@pytest.mark.parametrize(("first", "second", "beyond"), [(0.0, 0.02, "no"), (0.02, 0.0, "yes")])
+def test_on_one_system_the_later_campaigns_spread_counts(db, first, second, beyond):
+    """As on the history page, which judges each campaign against the one before it."""
+    assert _two_campaigns(first, second).beyond == [beyond]
+
+
+@pytest.mark.parametrize(("second", "beyond"), [(0.03, "no"), (0.01, "yes")])
+def test_across_two_systems_both_boxes_spreads_count(db, second, beyond):
+    """The RMS of 0 and 3 % is 2.1 %: 5 % apart is within it; that of 0 and 1 % is not."""
+    assert _two_campaigns(0.0, second, one_system=False).beyond == [beyond]
 
 
 def test_two_instances_of_one_campaign_share_its_shift(db):
