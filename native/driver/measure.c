@@ -40,7 +40,7 @@ static double thread_cpu_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Nanoseconds this thread has spent runnable but not running, or NaN.  The
+/* Seconds this thread has spent runnable but not running, or NaN.  The
  * scheduler's own account (run_delay, the second field of schedstat): unlike a
  * count of involuntary switches it grows with how long competitors held the
  * core, and unlike CPU time against wall time it does not grow while the

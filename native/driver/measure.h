@@ -25,8 +25,8 @@ typedef struct {
     double loadavg_start;
     double loadavg_end;
     /* CPU time of this thread over the same window as `seconds` (NaN when the
-     * clock is unavailable): seconds − cpu_seconds is time the core spent on
-     * something else while the trial's counter kept running. */
+     * clock is unavailable): evidence of the trial, which the parent checks
+     * against its wall time and against the process's CPU time. */
     double cpu_seconds;
     /* Time this thread spent runnable but waiting for a core over the same
      * window (run_delay of /proc/thread-self/schedstat; NaN when unreadable):
