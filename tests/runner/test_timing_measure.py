@@ -256,19 +256,29 @@ def test_trial_with_forced_involuntary_switches_is_rerun_and_kept_with_its_reaso
         assert "disturbed_reason" not in kept
 
 
-def _claiming(**changes):
-    """Real runs whose records are rewritten: each trial's fields computed by `changes`."""
+def _rewriting(edit):
+    """Real runs whose records are rewritten by `edit(record, sandbox_result)` before the
+    parent reads them (a forged record, as a hostile library could write on the channel)."""
     real = sandbox_runner()
 
     def run(argv, timeout_s):
         res = real(argv, timeout_s)
         out = json.loads(res.channel)
-        for t in out["trials"]:
-            t.update({key: change(t) for key, change in changes.items()})
+        edit(out, res)
         res.channel = json.dumps(out).encode()
         return res
 
     return run
+
+
+def _claiming(**changes):
+    """Each trial's fields replaced by what `changes` computes from the trial."""
+
+    def edit(out, _res):
+        for t in out["trials"]:
+            t.update({key: change(t) for key, change in changes.items()})
+
+    return _rewriting(edit)
 
 
 @pytest.mark.parametrize(
@@ -291,17 +301,13 @@ def test_trials_claiming_more_cpu_time_than_the_process_used_are_inconsistent(to
     driver, lib = toy
     # Each trial within its own window, but 5 s of them in a process that used far less.
     guide = replace(TINY_GUIDE, trials=1)
-    real = sandbox_runner()
 
-    def run(argv, timeout_s):
-        res = real(argv, timeout_s)
-        out = json.loads(res.channel)
+    def edit(out, res):
         trial = out["trials"][0]
         out["trials"] = [{**trial, "seconds": 0.5, "cpu_seconds": 0.5} for _ in range(10)]
-        res.channel = json.dumps(out).encode()
         res.wall_seconds = 10.0  # so the timed seconds fit the process's life
-        return res
 
+    run = _rewriting(edit)
     m = measure_operation(driver=driver, library=lib, operation="keygen", guide=guide, run=run)
     assert m.inconsistent and "s of its trials on the CPU in a process that used" in m.error
 
