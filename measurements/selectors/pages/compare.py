@@ -256,8 +256,8 @@ def _shared_spread(base: CompareCell, cell: CompareCell) -> float:
     """The campaign-level spread two figures allow for: none within one campaign (they share
     its shift); on one system the later campaign's (the history page's choice); across two
     systems the two boxes' spreads combined (the rule's single s, as a root mean square)."""
-    a, b = base.campaign, cell.campaign
-    if a is None or b is None or a.pk == b.pk:
+    a, b = base.campaign, cell.campaign  # set on every cell that has an interval
+    if a.pk == b.pk:
         return 0.0
     if a.system_id == b.system_id:
         return max((base, cell), key=_campaign_order).campaign_spread
